@@ -13,7 +13,12 @@ if os.environ.get("OTHELLO_GA_NATIVE") == "1":
     compile_args.append("-march=native")
 
 extensions = [
-    Extension(f"engine.{name}", [f"engine/{name}.pyx"], extra_compile_args=compile_args)
+    Extension(
+        f"engine.{name}",
+        [f"engine/{name}.pyx"],
+        include_dirs=["engine"],
+        extra_compile_args=compile_args,
+    )
     for name in ("_bitboard", "_players")
 ]
 

@@ -1,0 +1,64 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Python shims over the bitboard core, and perft."""
+from libc.stdint cimport uint64_t
+
+_FULL = (1 << 64) - 1
+
+
+cdef uint64_t perft_c(uint64_t P, uint64_t O, int depth) noexcept nogil:
+    """Counts the leaves ``depth`` plies below (P, O); a pass is a ply, a finished game a leaf."""
+    cdef uint64_t moves, bit, flips, nodes = 0
+    if depth == 0:
+        return 1
+    moves = get_moves(P, O)
+    if moves == 0:
+        if get_moves(O, P) == 0:
+            return 1
+        return perft_c(O, P, depth - 1)
+    if depth == 1:
+        return <uint64_t>bit_count(moves)
+    while moves:
+        bit = moves & (<uint64_t>0 - moves)
+        flips = get_flips(first_bit(bit), P, O)
+        nodes += perft_c(O ^ flips, P ^ flips ^ bit, depth - 1)
+        moves ^= bit
+    return nodes
+
+
+def _mask(value, name):
+    if not 0 <= value <= _FULL:
+        raise ValueError(f"{name} must be a 64-bit mask, got {value!r}")
+    return value
+
+
+def moves(player, opponent):
+    """Returns the mask of ``player``'s legal moves."""
+    return get_moves(_mask(player, "player"), _mask(opponent, "opponent"))
+
+
+def flips(square, player, opponent):
+    """Returns the mask of discs flipped by ``player`` playing ``square`` (0 if illegal)."""
+    if not 0 <= square < 64:
+        raise ValueError(f"square must be in 0..63, got {square!r}")
+    return get_flips(square, _mask(player, "player"), _mask(opponent, "opponent"))
+
+
+def popcount(mask):
+    """Returns the number of set bits of a 64-bit mask."""
+    return bit_count(_mask(mask, "mask"))
+
+
+def perft(player, opponent, int depth):
+    """Counts leaf positions ``depth`` plies below the side-relative position (player, opponent)."""
+    if depth < 0:
+        raise ValueError(f"perft depth must be >= 0, got {depth}")
+    cdef uint64_t P = _mask(player, "player"), O = _mask(opponent, "opponent")
+    cdef uint64_t nodes
+    with nogil:
+        nodes = perft_c(P, O, depth)
+    return nodes
+
+
+# The C-level names are taken by the inline functions of _bitboard.pxd, so the
+# Python-level aliases with the same names are bound at import time.
+globals().update(get_moves=moves, get_flips=flips)

@@ -1,0 +1,26 @@
+# cython: language_level=3
+"""C-level players and whole games. Every function here runs without the GIL."""
+from libc.stdint cimport uint64_t
+
+cdef enum PlayerKind:
+    KIND_RANDOM = 0
+    KIND_WPC = 1        # nhand / nhand_custom: mean weighted score n plies ahead
+    KIND_NLEAST = 2     # fewest opponent moves n opponent-turns ahead
+    KIND_NMOST = 3      # most own moves n own-turns ahead
+    KIND_ALPHABETA = 4  # negamax with alpha-beta on the weighted score
+
+cdef struct Rng:
+    uint64_t state      # splitmix64 state
+
+cdef struct PlayerC:
+    int kind            # a PlayerKind
+    int depth           # look-ahead (plies for WPC/ALPHABETA, turns for NLEAST/NMOST)
+    double eps          # probability of a uniformly random move before each move
+    int phase_move      # positions with move number >= phase_move use table 1
+    int n_tables        # 1, or 2 for phase-dependent weights
+    double weights[2][64]      # per-square weights, index = square
+    double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
+
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, Rng* rng) noexcept nogil
+cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
+                     int* record, int* n_record) noexcept nogil

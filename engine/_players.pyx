@@ -1,0 +1,380 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The players of the 2021 blog series at C level, and whole games in C.
+
+Scores are always from the point of view of the player choosing ("me"). Ties
+between equally scored moves are broken uniformly at random (reservoir
+sampling) with the game's generator, so a game is a pure function of its seed.
+"""
+import math
+
+import numpy as np
+
+from libc.math cimport INFINITY
+from libc.stdint cimport uint64_t, int32_t, uint8_t
+from libc.stdlib cimport calloc, free
+
+from engine._bitboard cimport (
+    START_BLACK, START_WHITE, bit_count, first_bit, get_flips, get_moves,
+)
+
+DEF PASS = 64
+DEF MAX_PLIES = 128
+# A finished game inside a look-ahead outweighs any table score.
+DEF WIN_SCALE = 1e6
+
+KINDS = {
+    "random": KIND_RANDOM,
+    "nhand": KIND_WPC,
+    "nhand_custom": KIND_WPC,
+    "wpc": KIND_WPC,
+    "nleast": KIND_NLEAST,
+    "nmost": KIND_NMOST,
+    "alphabeta": KIND_ALPHABETA,
+}
+WEIGHTED_KINDS = ("nhand_custom", "wpc", "alphabeta")
+
+
+# --- random numbers -------------------------------------------------------
+
+cdef inline uint64_t rng_next(Rng* rng) noexcept nogil:
+    # splitmix64 (Steele, Lea & Flood 2014): any seed, 0 included, is fine.
+    rng.state += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = rng.state
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline int rng_below(Rng* rng, int n) noexcept nogil:
+    # Multiply-shift on 32 bits: bias below n / 2**32, irrelevant for n <= 64.
+    return <int>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline double rng_uniform(Rng* rng) noexcept nogil:
+    return <double>(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline int nth_bit(uint64_t mask, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        mask &= mask - 1
+    return first_bit(mask)
+
+
+# --- evaluation -----------------------------------------------------------
+
+cdef inline double table_sum(const PlayerC* pc, int table, uint64_t discs) noexcept nogil:
+    cdef double total = 0.0
+    cdef int rank
+    for rank in range(8):
+        total += pc.rank_sums[table][rank][(discs >> (8 * rank)) & 255]
+    return total
+
+
+cdef inline double evaluate(const PlayerC* pc, uint64_t me, uint64_t them) noexcept nogil:
+    """Returns the weighted score of my discs minus the opponent's."""
+    cdef int table = 0
+    if pc.n_tables == 2 and bit_count(me | them) - 4 >= pc.phase_move:
+        table = 1
+    return table_sum(pc, table, me) - table_sum(pc, table, them)
+
+
+cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bint me_to_move) noexcept nogil:
+    """Returns the mean weighted score ``plies`` plies ahead, both sides' moves averaged.
+
+    The look-ahead stops where the side to move must pass, as in the blog.
+    """
+    cdef uint64_t moves = 0, bit, flips
+    cdef double total = 0.0
+    cdef int count = 0
+    if plies > 0:
+        moves = get_moves(P, O)
+    if plies == 0 or moves == 0:
+        return evaluate(pc, P, O) if me_to_move else evaluate(pc, O, P)
+    while moves:
+        bit = moves & (<uint64_t>0 - moves)
+        flips = get_flips(first_bit(bit), P, O)
+        total += mean_value(pc, O ^ flips, P ^ flips ^ bit, plies - 1, not me_to_move)
+        count += 1
+        moves ^= bit
+    return total / count
+
+
+cdef double mean_mobility(uint64_t P, uint64_t O, bint mover_is_target, int turns) noexcept nogil:
+    """Returns the target's mean number of moves at its ``turns``-th turn from here."""
+    cdef uint64_t moves = get_moves(P, O), bit, flips
+    cdef double total = 0.0
+    cdef int count = 0
+    if mover_is_target and turns == 1:
+        return bit_count(moves)
+    if moves == 0:
+        return 0.0 if mover_is_target else bit_count(get_moves(O, P))
+    while moves:
+        bit = moves & (<uint64_t>0 - moves)
+        flips = get_flips(first_bit(bit), P, O)
+        total += mean_mobility(O ^ flips, P ^ flips ^ bit, not mover_is_target,
+                               turns - 1 if mover_is_target else turns)
+        count += 1
+        moves ^= bit
+    return total / count
+
+
+cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double alpha, double beta) noexcept nogil:
+    """Returns the alpha-beta value of (P, O) for the side to move (fail-hard)."""
+    cdef uint64_t moves, bit, flips
+    cdef double value
+    if depth == 0:
+        return evaluate(pc, P, O)
+    moves = get_moves(P, O)
+    if moves == 0:
+        if get_moves(O, P) == 0:
+            return (bit_count(P) - bit_count(O)) * WIN_SCALE
+        return -negamax(pc, O, P, depth, -beta, -alpha)  # a pass uses no depth
+    while moves:
+        bit = moves & (<uint64_t>0 - moves)
+        flips = get_flips(first_bit(bit), P, O)
+        value = -negamax(pc, O ^ flips, P ^ flips ^ bit, depth - 1, -beta, -alpha)
+        if value >= beta:
+            return beta
+        if value > alpha:
+            alpha = value
+        moves ^= bit
+    return alpha
+
+
+cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square) noexcept nogil:
+    """Returns the score of ``square`` for the side to move; higher is better.
+
+    For nleast the score is the negated mobility so that every kind maximises.
+    """
+    cdef uint64_t bit = (<uint64_t>1) << square
+    cdef uint64_t flips = get_flips(square, P, O)
+    cdef uint64_t mine = P ^ flips ^ bit, theirs = O ^ flips
+    if pc.kind == KIND_WPC:
+        return mean_value(pc, theirs, mine, pc.depth - 1, False)
+    if pc.kind == KIND_NLEAST:
+        return -mean_mobility(theirs, mine, True, pc.depth)
+    if pc.kind == KIND_NMOST:
+        return mean_mobility(theirs, mine, False, pc.depth)
+    if pc.kind == KIND_ALPHABETA:
+        # Full window at the root: exact values, so that ties are real ties.
+        return -negamax(pc, theirs, mine, pc.depth - 1, -INFINITY, INFINITY)
+    return 0.0
+
+
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, Rng* rng) noexcept nogil:
+    """Returns the square the player picks for the side to move, PASS if none."""
+    cdef uint64_t moves = get_moves(P, O), rest
+    cdef int square, choice = PASS, ties = 0
+    cdef double score, best = -INFINITY
+    if moves == 0:
+        return PASS
+    if pc.kind == KIND_RANDOM or (pc.eps > 0.0 and rng_uniform(rng) < pc.eps):
+        return nth_bit(moves, rng_below(rng, bit_count(moves)))
+    rest = moves
+    while rest:
+        square = first_bit(rest)
+        rest &= rest - 1
+        score = move_score(pc, P, O, square)
+        if score > best:
+            best = score
+            choice = square
+            ties = 1
+        elif score == best:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                choice = square
+    return choice
+
+
+cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
+                     int* record, int* n_record) noexcept nogil:
+    """Plays one game and returns black's discs minus white's.
+
+    ``record`` (may be NULL) receives the moves, PASS for a forced pass.
+    """
+    cdef Rng rng
+    cdef uint64_t P = START_BLACK, O = START_WHITE, flips, bit
+    cdef int square, side = 0, plies = 0
+    cdef const PlayerC* mover
+    rng.state = seed
+    while True:
+        if get_moves(P, O) == 0:
+            if get_moves(O, P) == 0:
+                break
+            square = PASS
+        else:
+            mover = black if side == 0 else white
+            square = choose_move(mover, P, O, &rng)
+        if record != NULL:
+            record[plies] = square
+        plies += 1
+        if square != PASS:
+            bit = (<uint64_t>1) << square
+            flips = get_flips(square, P, O)
+            P ^= flips | bit
+            O ^= flips
+        P, O = O, P
+        side ^= 1
+    if n_record != NULL:
+        n_record[0] = plies
+    if side == 0:
+        return bit_count(P) - bit_count(O)
+    return bit_count(O) - bit_count(P)
+
+
+# --- Python API -----------------------------------------------------------
+
+cdef class Player:
+    """A computer player: ``Player("nhand_custom", 1, weights, eps=0.1)``.
+
+    Kinds: random, nhand (disc difference), nhand_custom / wpc (weights),
+    nleast, nmost, alphabeta (weights). ``weights`` has 64 numbers (index =
+    square) or 128 for two phase tables (table 1 from move ``phase_move`` on,
+    the move number being the discs on the board minus 4).
+    """
+    cdef PlayerC* c
+    cdef readonly str kind
+    cdef readonly int depth
+    cdef readonly double eps
+    cdef readonly int phase_move
+    cdef readonly object weights
+
+    def __cinit__(self):
+        self.c = <PlayerC*>calloc(1, sizeof(PlayerC))
+        if self.c == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.c)
+
+    def __init__(self, str kind, int depth=1, weights=None, double eps=0.0, int phase_move=40):
+        if kind not in KINDS:
+            raise ValueError(f"unknown player kind {kind!r}; expected one of {', '.join(KINDS)}")
+        if depth < 1:
+            raise ValueError(f"player depth must be >= 1, got {depth}")
+        if kind == "alphabeta" and depth > 12:
+            raise ValueError(f"alphabeta depth must be <= 12, got {depth}")
+        if kind in ("nhand", "nhand_custom", "wpc", "nleast", "nmost") and depth > 6:
+            raise ValueError(f"{kind} depth must be <= 6 (its look-ahead has no pruning), got {depth}")
+        if not (0.0 <= eps <= 1.0):
+            raise ValueError(f"eps must be in [0, 1], got {eps}")
+        if not 1 <= phase_move <= 59:
+            raise ValueError(f"phase_move must be in 1..59, got {phase_move}")
+        if kind in WEIGHTED_KINDS:
+            if weights is None:
+                raise ValueError(f"player kind {kind!r} needs 64 weights")
+            table = np.asarray(weights, dtype=np.float64).ravel()
+            if table.size not in (64, 128):
+                raise ValueError(f"weights must have 64 (or 128 for phase tables) numbers, got {table.size}")
+            if not np.all(np.isfinite(table)):
+                raise ValueError("weights must be finite numbers (found NaN or inf)")
+        else:
+            if weights is not None:
+                raise ValueError(f"player kind {kind!r} takes no weights")
+            table = np.ones(64)  # nhand scores the disc difference
+        self.kind = kind
+        self.depth = depth
+        self.eps = eps
+        self.phase_move = phase_move
+        self.weights = tuple(float(w) for w in table) if kind in WEIGHTED_KINDS else None
+        self.c.kind = KINDS[kind]
+        self.c.depth = depth
+        self.c.eps = eps
+        self.c.phase_move = phase_move
+        self.c.n_tables = table.size // 64
+        cdef int t, square, rank, byte, b
+        cdef double total
+        for t in range(self.c.n_tables):
+            for square in range(64):
+                self.c.weights[t][square] = table[64 * t + square]
+            for rank in range(8):
+                for byte in range(256):
+                    total = 0.0
+                    for b in range(8):
+                        if byte >> b & 1:
+                            total += self.c.weights[t][8 * rank + b]
+                    self.c.rank_sums[t][rank][byte] = total
+
+    def __reduce__(self):
+        return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move))
+
+    def __repr__(self):
+        weights = "" if self.weights is None else f", weights=<{len(self.weights)} numbers>"
+        return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps})"
+
+    def scores(self, board):
+        """Returns ``{square: score}`` for the side to move of ``board``.
+
+        nleast reports the mean opponent mobility (lower is better for it).
+        """
+        if self.c.kind == KIND_RANDOM:
+            raise ValueError("the random player does not score moves")
+        cdef uint64_t P, O, moves
+        P, O = _side_relative(board)
+        moves = get_moves(P, O)
+        result = {}
+        while moves:
+            square = first_bit(moves)
+            moves &= moves - 1
+            score = move_score(self.c, P, O, square)
+            result[square] = -score if self.c.kind == KIND_NLEAST else score
+        return result
+
+    def choose(self, board, uint64_t seed):
+        """Returns the square played from ``board`` with the generator seeded by ``seed`` (64 = pass)."""
+        cdef Rng rng
+        cdef uint64_t P, O
+        rng.state = seed
+        P, O = _side_relative(board)
+        return choose_move(self.c, P, O, &rng)
+
+
+def _side_relative(board):
+    if board.turn == 0:
+        return board.black, board.white
+    return board.white, board.black
+
+
+def play_game(Player black, Player white, uint64_t seed):
+    """Plays one game in C and returns black's discs minus white's."""
+    cdef int diff
+    with nogil:
+        diff = play_game_c(black.c, white.c, seed, NULL, NULL)
+    return diff
+
+
+def record_game(Player black, Player white, uint64_t seed):
+    """Returns the moves of ``play_game(black, white, seed)`` (64 = forced pass)."""
+    cdef int record[MAX_PLIES]
+    cdef int n_record = 0
+    with nogil:
+        play_game_c(black.c, white.c, seed, record, &n_record)
+    return [record[i] for i in range(n_record)]
+
+
+def play_match(Player first, Player second, seeds, colours=None):
+    """Plays one game per seed and returns ``first``'s disc differences.
+
+    ``colours[i]`` is 0 when ``first`` plays black in game i, 1 when white;
+    by default they alternate, black first. No Python runs during the games.
+    """
+    cdef uint64_t[::1] seed_view = np.ascontiguousarray(seeds, dtype=np.uint64).ravel()
+    cdef Py_ssize_t n = seed_view.shape[0], i
+    if colours is None:
+        colours = np.arange(n) % 2
+    colour_array = np.ascontiguousarray(colours, dtype=np.uint8).ravel()
+    if colour_array.shape[0] != n:
+        raise ValueError(f"colours has {colour_array.shape[0]} entries for {n} seeds")
+    if np.any(colour_array > 1):
+        raise ValueError("colours must be 0 (first plays black) or 1 (first plays white)")
+    cdef uint8_t[::1] colour_view = colour_array
+    result = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] diffs = result
+    with nogil:
+        for i in range(n):
+            if colour_view[i] == 0:
+                diffs[i] = play_game_c(first.c, second.c, seed_view[i], NULL, NULL)
+            else:
+                diffs[i] = -play_game_c(second.c, first.c, seed_view[i], NULL, NULL)
+    return result

@@ -1,0 +1,146 @@
+"""Player specs: one text syntax for players everywhere (configs, CLI).
+
+Grammar: ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N]``, for example ``random``,
+``nhand:2``, ``nleast:1``, ``wpc:1@heuristic``, ``alphabeta:4@weights.csv``,
+``wpc:1@lr06,eps=0.1``.
+
+- KIND: random, nhand, nhand_custom (alias wpc), nleast, nmost, alphabeta, human.
+- DEPTH: look-ahead, default 1 (plies for nhand/wpc/alphabeta, turns for nleast/nmost).
+- TABLE: a built-in table name (heuristic, classic, disc, lr06, sjk11) or a
+  weights file path; required by nhand_custom/wpc/alphabeta.
+- eps: probability of a uniformly random legal move before each move.
+- phase: the move number from which a 128-weight table uses its second half.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine._players import Player
+from engine.tables import TABLES
+
+KIND_ALIASES = {"wpc": "nhand_custom"}
+ENGINE_KINDS = ("random", "nhand", "nhand_custom", "nleast", "nmost", "alphabeta")
+ALL_KINDS = ENGINE_KINDS + ("wpc", "human")
+WEIGHTED_KINDS = ("nhand_custom", "alphabeta")
+MAX_DEPTH = {"nhand": 6, "nhand_custom": 6, "nleast": 6, "nmost": 6, "alphabeta": 12}
+
+_SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?::(?P<depth>[^@,]*))?(?:@(?P<table>[^,]*))?(?P<options>(?:,[^,]*)*)$")
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A parsed player spec; ``table`` is a built-in name or a path, not yet loaded."""
+
+    kind: str
+    depth: int = 1
+    table: str | None = None
+    eps: float = 0.0
+    phase_move: int = 40
+
+    @property
+    def table_is_builtin(self) -> bool:
+        """Returns whether ``table`` names a built-in table rather than a file."""
+        return self.table is not None and self.table in TABLES
+
+    def __str__(self) -> str:
+        text = self.kind if self.kind != "nhand_custom" else "wpc"
+        if self.kind not in ("random", "human"):
+            text += f":{self.depth}"
+        if self.table is not None:
+            text += f"@{self.table}"
+        if self.eps:
+            text += f",eps={self.eps:g}"
+        if self.phase_move != 40:
+            text += f",phase={self.phase_move}"
+        return text
+
+
+def parse_spec(text: str) -> PlayerSpec:
+    """Returns the :class:`PlayerSpec` of a spec text.
+
+    :raises ValueError: one line naming what is wrong and the expected syntax.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"empty player spec {text!r}; expected e.g. random, nhand:2 or wpc:1@heuristic")
+    match = _SPEC.match(text.strip())
+    if match is None:
+        raise ValueError(f"malformed player spec {text!r}; expected KIND[:DEPTH][@TABLE][,eps=E], e.g. wpc:1@heuristic,eps=0.1")
+    raw_kind = match["kind"]
+    if raw_kind not in ALL_KINDS:
+        raise ValueError(f"unknown player kind {raw_kind!r} in spec {text!r}; expected one of {', '.join(ALL_KINDS)}")
+    kind = KIND_ALIASES.get(raw_kind, raw_kind)
+    depth = 1
+    if match["depth"] is not None:
+        if kind in ("random", "human"):
+            raise ValueError(f"player kind {kind!r} takes no depth (spec {text!r})")
+        if not match["depth"].isdigit():
+            raise ValueError(f"depth {match['depth']!r} in spec {text!r} must be a positive integer")
+        depth = int(match["depth"])
+        if not 1 <= depth <= MAX_DEPTH[kind]:
+            raise ValueError(f"depth {depth} in spec {text!r} must be in 1..{MAX_DEPTH[kind]} for {kind}")
+    table = match["table"]
+    if table is not None:
+        table = table.strip()
+        if kind not in WEIGHTED_KINDS:
+            raise ValueError(f"player kind {kind!r} takes no weights table (spec {text!r})")
+        if not table:
+            raise ValueError(f"empty table after '@' in spec {text!r}; name one of {', '.join(TABLES)} or a file")
+        if not _looks_like_path(table) and table not in TABLES:
+            raise ValueError(
+                f"unknown weights table {table!r} in spec {text!r}; built-in tables: {', '.join(TABLES)} (or give a file path)"
+            )
+    eps, phase_move = 0.0, 40
+    for option in filter(None, match["options"].split(",")):
+        key, sep, value = option.partition("=")
+        key = key.strip()
+        if not sep or key not in ("eps", "phase"):
+            raise ValueError(f"unknown option {option!r} in spec {text!r}; options are eps=E and phase=N")
+        if key == "eps":
+            try:
+                eps = float(value)
+            except ValueError:
+                raise ValueError(f"eps {value!r} in spec {text!r} must be a number in [0, 1]") from None
+            if not (math.isfinite(eps) and 0.0 <= eps <= 1.0):
+                raise ValueError(f"eps {value!r} in spec {text!r} must be a number in [0, 1]")
+        else:
+            if not value.strip().isdigit() or not 1 <= int(value) <= 59:
+                raise ValueError(f"phase {value!r} in spec {text!r} must be a move number in 1..59")
+            phase_move = int(value)
+    return PlayerSpec(kind, depth, table, eps, phase_move)
+
+
+def _looks_like_path(table: str) -> bool:
+    return "/" in table or "\\" in table or "." in table
+
+
+def build_player(
+    spec: PlayerSpec | str,
+    weights: Sequence[float] | None = None,
+    load_weights: Callable[[str], Sequence[float]] | None = None,
+) -> Player:
+    """Returns the engine :class:`Player` of a spec.
+
+    ``weights`` overrides the spec's table (the GA passes the individual);
+    otherwise a built-in table is used, or ``load_weights(path)`` reads a file.
+    :raises ValueError: for a human spec, missing weights or a bad table.
+    """
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    if spec.kind == "human":
+        raise ValueError("the human player is interactive; it has no engine player")
+    if spec.kind in WEIGHTED_KINDS and weights is None:
+        if spec.table is None:
+            raise ValueError(f"player {spec} needs a weights table, e.g. {spec}@heuristic")
+        if spec.table_is_builtin:
+            weights = TABLES[spec.table]
+        elif load_weights is None:
+            raise ValueError(f"player {spec} names a weights file but no loader was given")
+        else:
+            weights = load_weights(spec.table)
+    if spec.kind not in WEIGHTED_KINDS:
+        weights = None
+    return Player(spec.kind, spec.depth, weights, spec.eps, spec.phase_move)

@@ -1,0 +1,565 @@
+"""Reading and writing per-square weight tables.
+
+Layout everywhere: index = square, a1 = 0, h1 = 7, a8 = 56, h8 = 63. As a table,
+row ``r`` is rank ``r + 1`` (rank 1 first, at the top) and column ``c`` is file
+``"abcdefgh"[c]``. A phase-dependent table holds 128 weights: the 64 used before
+the switch move, then the 64 used after it.
+
+:func:`parse_weights` and :func:`format_weights` are pure; :func:`load_weights`
+and :func:`save_weights` are the only functions that touch files.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_BY_SUFFIX",
+    "LAYOUT",
+    "LAYOUT_PHASES",
+    "WeightsError",
+    "format_weights",
+    "load_weights",
+    "npy_bytes",
+    "parse_weights",
+    "save_weights",
+]
+
+SQUARES = 64
+FILE_NAMES = "abcdefgh"
+LAYOUT = "a1..h8 row-major"
+LAYOUT_PHASES = "a1..h8 row-major, 2 phases: first 64 before the switch move"
+PHASE_NAMES = ("before the switch move", "after the switch move")
+
+#: Formats understood by :func:`parse_weights` ("npy" needs bytes).
+FORMATS = ("csv", "json", "npy", "markdown", "c", "python")
+#: File suffix -> format, used by :func:`load_weights` and :func:`save_weights`.
+FORMAT_BY_SUFFIX = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".json": "json",
+    ".npy": "npy",
+    ".md": "markdown",
+    ".c": "c",
+    ".h": "c",
+    ".py": "python",
+}
+
+# Largest magnitude a C ``int`` is guaranteed to hold on the platforms we build for.
+_C_INT_MAX = 2**31 - 1
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# Optional C suffixes on numeric literals (1.0f, 12L, 3u); the value is unchanged.
+_C_LITERAL_SUFFIX = re.compile(r"(?<=[0-9.])[fFlLuU]+\Z")
+
+
+_PREDICATES = ("does ", "is ", "has ", "cannot ")
+
+
+class WeightsError(ValueError):
+    """Raised when a weights file or text cannot be read as a weight table."""
+
+    def __init__(self, source: str, problem: str, fix: str = "") -> None:
+        self.source = source
+        self.problem = problem
+        self.fix = fix
+        # "weights file 'x' does not exist" reads as a sentence; other problems follow a colon.
+        separator = " " if problem.startswith(_PREDICATES) else ": "
+        message = f"weights file {source!r}{separator}{problem}"
+        if fix:
+            message += f"; {fix}"
+        super().__init__(message.replace("\n", " "))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse_weights(
+    text: str | bytes, fmt: str, source: str = "<text>"
+) -> npt.NDArray[np.float64]:
+    """Parses a weight table written in ``fmt`` and returns 64 or 128 float64 weights.
+
+    ``fmt`` is one of :data:`FORMATS`; "npy" takes the file's bytes, the others
+    take text. ``source`` names the input in error messages.
+
+    >>> parse_weights(",".join(["1"] * 64), "csv")[:3]
+    array([1., 1., 1.])
+
+    :raises WeightsError: if the text is malformed, holds a non-number, NaN or
+        infinity, or does not hold exactly 64 or 128 numbers.
+    """
+    if fmt not in FORMATS:
+        raise WeightsError(source, f"unknown format {fmt!r}", f"use one of {', '.join(FORMATS)}")
+    if fmt == "npy":
+        if not isinstance(text, bytes):
+            raise WeightsError(source, "npy weights are binary", "pass bytes or use load_weights")
+        return _parse_npy(text, source)
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise WeightsError(source, f"not UTF-8 text ({error.reason})", "save it as UTF-8") from None
+    parser = {
+        "csv": _parse_csv,
+        "json": _parse_json,
+        "markdown": _parse_markdown,
+        "c": _parse_c,
+        "python": _parse_python,
+    }[fmt]
+    return parser(text, source)
+
+
+def _parse_csv(text: str, source: str) -> npt.NDArray[np.float64]:
+    """Parses 8 (or 16) rows of 8 numbers, or one row or column of 64 (or 128)."""
+    rows: list[tuple[int, list[str]]] = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        rows.append((line_number, [cell.strip() for cell in stripped.split(",")]))
+    values: list[float] = []
+    for line_number, cells in rows:
+        for column, cell in enumerate(cells, start=1):
+            values.append(_to_float(cell, source, f"line {line_number}, column {column}"))
+    widths = [len(cells) for _, cells in rows]
+    shape = (len(rows), widths[0] if widths else 0)
+    ragged = len(set(widths)) > 1
+    _check_count(len(values), source, _describe_rows(rows) if ragged else "")
+    allowed = {(1, len(values)), (len(values), 1), (len(values) // 8, 8)}
+    if ragged or shape not in allowed:
+        raise WeightsError(
+            source,
+            f"expected 8 rows of 8 numbers (16 rows for 128), found {_describe_rows(rows)}",
+            "write one board rank per line, rank 1 first",
+        )
+    return _finish(values, source)
+
+
+def _parse_json(text: str, source: str) -> npt.NDArray[np.float64]:
+    """Parses ``{"layout": ..., "weights": [...]}`` or a bare (possibly nested) list."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise WeightsError(
+            source, f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+    if isinstance(document, dict):
+        if "weights" not in document:
+            raise WeightsError(
+                source, "JSON object has no 'weights' key", 'write {"weights": [64 numbers]}'
+            )
+        layout = document.get("layout", LAYOUT)
+        if layout not in (LAYOUT, LAYOUT_PHASES):
+            raise WeightsError(
+                source,
+                f"unsupported layout {layout!r}",
+                f"store the weights as {LAYOUT!r} (a1 = 0, h8 = 63)",
+            )
+        document = document["weights"]
+    return _finish(_flatten_literal(document, source), source)
+
+
+def _parse_markdown(text: str, source: str) -> npt.NDArray[np.float64]:
+    """Parses the table(s) written by :func:`format_weights`: ``| rank | a..h |`` rows."""
+    values: list[float] = []
+    ranks: list[int] = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+        if all(re.fullmatch(r":?-+:?", cell) for cell in cells):
+            continue  # separator row
+        if cells[1:] == list(FILE_NAMES) and cells[0] == "":
+            continue  # header row
+        if len(cells) != 9:
+            raise WeightsError(
+                source,
+                f"line {line_number}: expected a rank label and 8 numbers, found {len(cells)} cells",
+                "write rows as | 1 | w_a1 | ... | w_h1 |",
+            )
+        expected_rank = len(ranks) % 8 + 1
+        if cells[0] != str(expected_rank):
+            raise WeightsError(
+                source,
+                f"line {line_number}: expected rank {expected_rank}, found {cells[0]!r}",
+                "list ranks 1..8 from top to bottom",
+            )
+        ranks.append(expected_rank)
+        for column, cell in zip(FILE_NAMES, cells[1:]):
+            values.append(_to_float(cell, source, f"line {line_number}, file {column}"))
+    if not values:
+        raise WeightsError(source, "no markdown table rows found", "write | 1 | ... | rows")
+    return _finish(values, source)
+
+
+def _parse_c(text: str, source: str) -> npt.NDArray[np.float64]:
+    """Parses the numbers between the first ``{`` and the following ``}``."""
+    without_comments = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.DOTALL)
+    opening = without_comments.find("{")
+    closing = without_comments.find("}", opening + 1)
+    if opening < 0 or closing < 0:
+        raise WeightsError(
+            source, "no C array initializer found", "write double weights[64] = { ... };"
+        )
+    cells = [cell.strip() for cell in without_comments[opening + 1 : closing].split(",")]
+    if cells and cells[-1] == "":
+        cells.pop()  # a trailing comma is legal C
+    values = [
+        _to_float(_C_LITERAL_SUFFIX.sub("", cell), source, f"entry {index}")
+        for index, cell in enumerate(cells)
+    ]
+    return _finish(values, source)
+
+
+def _parse_python(text: str, source: str) -> npt.NDArray[np.float64]:
+    """Parses a list literal, bare or assigned to a name (``weights = [...]``)."""
+    try:
+        module = ast.parse(text, filename=source)
+    except SyntaxError as error:
+        raise WeightsError(source, f"invalid Python at line {error.lineno}: {error.msg}") from None
+    literals = [
+        statement.value
+        for statement in module.body
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr))
+        and isinstance(statement.value, (ast.List, ast.Tuple))
+    ]
+    if len(literals) != 1:
+        raise WeightsError(
+            source,
+            f"expected one list literal, found {len(literals)}",
+            "write weights = [64 numbers]",
+        )
+    try:
+        literal = ast.literal_eval(literals[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise WeightsError(
+            source, "the list holds something other than number literals", "write plain numbers"
+        ) from None
+    return _finish(_flatten_literal(literal, source), source)
+
+
+def _parse_npy(data: bytes, source: str) -> npt.NDArray[np.float64]:
+    """Parses ``.npy`` bytes holding 64 or 128 numbers (any shape with that many)."""
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as error:
+        raise WeightsError(source, f"not a valid .npy file ({error})", "write it with numpy.save") from None
+    if not isinstance(array, np.ndarray) or array.dtype.kind not in "iuf":
+        raise WeightsError(
+            source, f"expected a numeric array, found dtype {getattr(array, 'dtype', '?')}"
+        )
+    return _finish(array.ravel().astype(np.float64).tolist(), source)
+
+
+def _flatten_literal(value: object, source: str) -> list[float]:
+    """Flattens a list of numbers, or a rectangular list of rows of 8, into floats."""
+    if not isinstance(value, (list, tuple)):
+        raise WeightsError(source, f"expected a list of numbers, found {type(value).__name__}")
+    if value and all(isinstance(row, (list, tuple)) for row in value):
+        if any(len(row) != 8 for row in value):
+            raise WeightsError(
+                source,
+                "nested rows must hold 8 numbers each",
+                "write 8 rows of 8 (rank 1 first) or one flat list",
+            )
+        value = [cell for row in value for cell in row]
+    return [_literal_to_float(cell, source, f"entry {index}") for index, cell in enumerate(value)]
+
+
+def _literal_to_float(value: object, source: str, where: str) -> float:
+    """Returns a JSON/Python number as a finite float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise WeightsError(source, f"{where}: {value!r} is not a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise WeightsError(source, f"{where}: {value!r} is too large for a float") from None
+    return _check_finite(number, source, where)
+
+
+def _to_float(cell: str, source: str, where: str) -> float:
+    """Returns a text cell as a finite float."""
+    try:
+        number = float(cell)
+    except ValueError:
+        raise WeightsError(source, f"{where}: {cell!r} is not a number") from None
+    return _check_finite(number, source, where)
+
+
+def _check_finite(number: float, source: str, where: str) -> float:
+    """Returns ``number`` if finite, else raises WeightsError."""
+    if not math.isfinite(number):
+        raise WeightsError(source, f"{where}: {number} is not a finite number", "weights must be finite")
+    return number
+
+
+def _check_count(count: int, source: str, detail: str = "") -> None:
+    """Raises WeightsError unless ``count`` is 64 or 128."""
+    if count not in (SQUARES, 2 * SQUARES):
+        problem = f"expected {SQUARES} numbers, found {count}"
+        if detail:
+            problem += f" ({detail})"
+        raise WeightsError(
+            source, problem, "give one weight per square a1..h8 (128 for two phases)"
+        )
+
+
+def _describe_rows(rows: Sequence[tuple[int, Sequence[str]]]) -> str:
+    """Describes row widths, e.g. "8 rows: 8, 8, 7, 8, 8, 8, 8, 8 numbers"."""
+    widths = [len(cells) for _, cells in rows]
+    if len(set(widths)) <= 1:
+        return f"{len(rows)} rows of {widths[0] if widths else 0}"
+    return f"{len(rows)} rows with " + ", ".join(map(str, widths)) + " numbers"
+
+
+def _finish(values: Sequence[float], source: str) -> npt.NDArray[np.float64]:
+    """Checks the count and returns the values as a float64 array."""
+    _check_count(len(values), source)
+    return np.array(values, dtype=np.float64)
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def format_weights(
+    weights: npt.ArrayLike,
+    fmt: str,
+    *,
+    scale: float | None = None,
+    round_: bool = False,
+    name: str = "weights",
+    source: str = "",
+) -> str:
+    """Returns the weight table as text in ``fmt`` (csv, json, markdown, c or python).
+
+    ``scale`` multiplies the weights so that the largest magnitude equals it;
+    ``round_`` rounds to integers (and makes the C array ``int``). Floats are
+    written with ``repr`` so that :func:`parse_weights` reads them back exactly.
+    ``name`` is the variable name in C and Python; ``source`` is recorded in
+    JSON and as a comment where the format allows one.
+
+    >>> print(format_weights(range(64), "csv").splitlines()[1])
+    8.0,9.0,10.0,11.0,12.0,13.0,14.0,15.0
+
+    :raises ValueError: for an unknown format, a bad ``name``, a ``scale`` that is
+        not a positive finite number, or weights that are not 64 or 128 finite numbers.
+    """
+    table = _scaled(_as_weights(weights), scale, round_)
+    cells = [str(int(value)) if round_ else repr(float(value)) for value in table]
+    source = " ".join(source.split())  # one line, so it fits in any comment
+    if fmt == "csv":
+        lines = [f"# source: {source}"] if source else []
+        lines += [",".join(cells[row * 8 : row * 8 + 8]) for row in range(len(cells) // 8)]
+        return "\n".join(lines) + "\n"
+    if fmt == "json":
+        numbers = [int(value) if round_ else float(value) for value in table]
+        layout = LAYOUT if len(numbers) == SQUARES else LAYOUT_PHASES
+        return json.dumps({"layout": layout, "weights": numbers, "source": source}) + "\n"
+    if fmt == "markdown":
+        return _format_markdown(cells, source)
+    if fmt in ("c", "python"):
+        if not _C_IDENTIFIER.match(name):
+            raise ValueError(f"name must be an identifier, got {name!r}")
+        if fmt == "c":
+            if round_ and np.abs(table).max(initial=0) > _C_INT_MAX:
+                raise ValueError("rounded weights overflow a C int; pass a smaller scale")
+            return _format_c(cells, name, "int" if round_ else "double", source)
+        return _format_python(cells, name, source)
+    raise ValueError(f"unknown format {fmt!r}; use one of csv, json, markdown, c, python")
+
+
+def npy_bytes(weights: npt.ArrayLike) -> bytes:
+    """Returns the weights as the bytes of a ``.npy`` file (float64, flat)."""
+    buffer = io.BytesIO()
+    np.save(buffer, _as_weights(weights), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _as_weights(weights: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Returns the weights as a flat float64 array, checking count and finiteness."""
+    array = np.asarray(weights, dtype=np.float64).ravel()
+    if array.size not in (SQUARES, 2 * SQUARES):
+        raise ValueError(f"expected {SQUARES} or {2 * SQUARES} weights, got {array.size}")
+    if not np.isfinite(array).all():
+        raise ValueError("weights must be finite")
+    return array
+
+
+def _scaled(
+    weights: npt.NDArray[np.float64], scale: float | None, round_: bool
+) -> npt.NDArray[np.float64]:
+    """Returns the weights scaled so the largest magnitude is ``scale``, optionally rounded."""
+    if scale is not None:
+        if not (math.isfinite(scale) and scale > 0):
+            raise ValueError(f"scale must be a positive finite number, got {scale}")
+        largest = np.abs(weights).max()
+        if largest > 0:
+            weights = weights * (scale / largest)
+    if round_:
+        weights = np.rint(weights) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return weights
+
+
+def _phase_comment(count: int) -> str:
+    """Returns the layout sentence shared by the commented formats."""
+    text = "index = square, a1 = 0, h1 = 7, a8 = 56, h8 = 63; one rank per line, rank 1 first"
+    if count == 2 * SQUARES:
+        text += f"; the first {SQUARES} weights apply before the switch move, the rest after"
+    return text
+
+
+def _format_markdown(cells: Sequence[str], source: str) -> str:
+    """Returns one markdown table per phase, rank 1 as the top row."""
+    header = "| | " + " | ".join(FILE_NAMES) + " |"
+    separator = "|---" * 9 + "|"
+    blocks = [f"Source: {source}\n"] if source else []
+    phases = len(cells) // SQUARES
+    for phase in range(phases):
+        lines = [f"**{PHASE_NAMES[phase]}**\n"] if phases > 1 else []
+        lines += [header, separator]
+        for rank in range(8):
+            start = phase * SQUARES + rank * 8
+            lines.append(f"| {rank + 1} | " + " | ".join(cells[start : start + 8]) + " |")
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def _format_c(cells: Sequence[str], name: str, c_type: str, source: str) -> str:
+    """Returns a C array definition with one rank per line."""
+    comment = _phase_comment(len(cells))
+    if source:
+        comment += f". Source: {source}"
+    comment = comment.replace("*/", "* /")
+    lines = [f"/* {comment}. */", f"static const {c_type} {name}[{len(cells)}] = {{"]
+    for row in range(len(cells) // 8):
+        label = f"rank {row % 8 + 1}"
+        if len(cells) > SQUARES:
+            label += ", " + PHASE_NAMES[row // 8]
+        lines.append("    " + ", ".join(cells[row * 8 : row * 8 + 8]) + f",  /* {label} */")
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def _format_python(cells: Sequence[str], name: str, source: str) -> str:
+    """Returns a Python list literal assigned to ``name``, one rank per line."""
+    lines = [f"# {_phase_comment(len(cells))}."]
+    if source:
+        lines.append(f"# Source: {source}")
+    lines.append(f"{name} = [")
+    for row in range(len(cells) // 8):
+        if len(cells) > SQUARES and row % 8 == 0:
+            lines.append(f"    # {PHASE_NAMES[row // 8]}")
+        lines.append("    " + ", ".join(cells[row * 8 : row * 8 + 8]) + f",  # rank {row % 8 + 1}")
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- files
+
+
+def load_weights(path: str | os.PathLike[str], fmt: str | None = None) -> npt.NDArray[np.float64]:
+    """Reads a weights file; the format comes from the suffix unless ``fmt`` is given.
+
+    :raises WeightsError: if the file is missing, unreadable, of unknown suffix
+        or malformed.
+    """
+    path = Path(path)
+    source = str(path)
+    if not path.exists():
+        raise WeightsError(source, "does not exist", "check the path")
+    if not path.is_file():
+        raise WeightsError(source, "is not a regular file", "give the path of a weights file")
+    fmt = fmt or _format_from_suffix(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise WeightsError(source, f"cannot be read ({error.strerror})") from None
+    return parse_weights(data, fmt, source)
+
+
+def save_weights(
+    path: str | os.PathLike[str],
+    weights: npt.ArrayLike,
+    fmt: str | None = None,
+    *,
+    overwrite: bool = False,
+    scale: float | None = None,
+    round_: bool = False,
+    name: str = "weights",
+    source: str = "",
+) -> Path:
+    """Writes the weights atomically and returns the path written.
+
+    The format comes from the suffix unless ``fmt`` is given; the keyword
+    arguments are those of :func:`format_weights` ("npy" ignores them). The
+    file appears complete or not at all: a temporary file in the same directory
+    is renamed into place.
+
+    :raises FileExistsError: if ``path`` exists and ``overwrite`` is false.
+    """
+    path = Path(path)
+    fmt = fmt or _format_from_suffix(path)
+    if fmt == "npy":
+        payload = npy_bytes(weights)
+    else:
+        payload = format_weights(
+            weights, fmt, scale=scale, round_=round_, name=name, source=source
+        ).encode("utf-8")
+    if not overwrite and path.exists():
+        raise _exists_error(path)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
+        if overwrite:
+            os.replace(temporary, path)
+        else:
+            # link() fails if the target exists, so a file created since the check
+            # above is never clobbered.
+            try:
+                os.link(temporary, path)
+            except FileExistsError:
+                raise _exists_error(path) from None
+            except OSError:
+                # The file system has no hard links: fall back to check-then-rename.
+                if path.exists():
+                    raise _exists_error(path) from None
+                os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return path
+
+
+def _exists_error(path: Path) -> FileExistsError:
+    """Returns the error raised when refusing to overwrite ``path``."""
+    return FileExistsError(
+        f"weights file {str(path)!r} already exists; pass overwrite=True to replace it"
+    )
+
+
+def _format_from_suffix(path: Path) -> str:
+    """Returns the format implied by the file suffix."""
+    try:
+        return FORMAT_BY_SUFFIX[path.suffix.lower()]
+    except KeyError:
+        raise WeightsError(
+            str(path),
+            f"has unknown suffix {path.suffix!r}",
+            "use one of " + " ".join(FORMAT_BY_SUFFIX) + " or pass fmt",
+        ) from None

@@ -1,0 +1,428 @@
+"""A slow, obviously correct Othello used as the oracle for the engine tests.
+
+Nothing here is clever on purpose: legal moves are found by walking the eight
+directions square by square on the 8x8 grid, and the players' scores are the
+plain recursions written in the engine's specification. Speed comes only from
+memoising the move generator, which does not change any result.
+
+Conventions (shared with the engine): a1 is square 0, h1 is 7, a8 is 56, h8 is
+63, so ``square = rank_index * 8 + file_index``; a pass is square 64; black
+moves first; position text is Edax's 64 characters a1..h8 of ``X`` (black),
+``O`` (white), ``-`` (empty), a space and the side to move.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+BLACK = 0
+WHITE = 1
+PASS = 64
+FILE_NAMES = "abcdefgh"
+RANK_NAMES = "12345678"
+START_TEXT = "---------------------------OX------XO--------------------------- X"
+# (rank step, file step) for the eight directions.
+DIRECTIONS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+# A won or lost finished game is worth this much per disc in alpha-beta.
+GAME_OVER_SCALE = 1e6
+
+
+def square_at(file_index: int, rank_index: int) -> int:
+    """Returns the square on the given file (0 = a) and rank (0 = rank 1)."""
+    return rank_index * 8 + file_index
+
+
+def square_name(square: int) -> str:
+    """Returns the name of a square, e.g. ``square_name(19) == 'd3'``."""
+    return FILE_NAMES[square % 8] + RANK_NAMES[square // 8]
+
+
+def squares_of(mask: int) -> list[int]:
+    """Returns the squares set in a 64-bit mask, ascending."""
+    return [square for square in range(64) if mask >> square & 1]
+
+
+def mask_of(squares: Sequence[int]) -> int:
+    """Returns the mask with exactly the given squares set."""
+    mask = 0
+    for square in squares:
+        mask |= 1 << square
+    return mask
+
+
+def count(mask: int) -> int:
+    """Returns the number of squares set in a mask."""
+    return len(squares_of(mask))
+
+
+class Position(NamedTuple):
+    """A position: black discs, white discs and the side to move."""
+
+    black: int
+    white: int
+    turn: int
+
+    @property
+    def player(self) -> int:
+        """Returns the discs of the side to move."""
+        return self.black if self.turn == BLACK else self.white
+
+    @property
+    def opponent(self) -> int:
+        """Returns the discs of the side not to move."""
+        return self.white if self.turn == BLACK else self.black
+
+
+def position_from(player: int, opponent: int, turn: int) -> Position:
+    """Returns the position where ``turn`` owns ``player`` and is to move."""
+    if turn == BLACK:
+        return Position(player, opponent, BLACK)
+    return Position(opponent, player, WHITE)
+
+
+def start_position() -> Position:
+    """Returns the initial position, black to move."""
+    return parse_text(START_TEXT)
+
+
+# --- text ---------------------------------------------------------------------
+
+
+def parse_text(text: str) -> Position:
+    """Returns the position written in Edax text.
+
+    :raises ValueError: when the text is not 64 board characters, a space and ``X``/``O``.
+    """
+    if len(text) != 66 or text[64] != " ":
+        raise ValueError(f"position text must be 64 squares, a space and a side: {text!r}")
+    black = white = 0
+    for square, char in enumerate(text[:64]):
+        if char == "X":
+            black |= 1 << square
+        elif char == "O":
+            white |= 1 << square
+        elif char != "-":
+            raise ValueError(f"bad square character {char!r} in {text!r}")
+    if text[65] not in "XO":
+        raise ValueError(f"bad side to move {text[65]!r} in {text!r}")
+    return Position(black, white, BLACK if text[65] == "X" else WHITE)
+
+
+def to_text(position: Position) -> str:
+    """Returns the Edax text of a position."""
+    chars = []
+    for square in range(64):
+        if position.black >> square & 1:
+            chars.append("X")
+        elif position.white >> square & 1:
+            chars.append("O")
+        else:
+            chars.append("-")
+    return "".join(chars) + " " + ("X" if position.turn == BLACK else "O")
+
+
+# --- rules ----------------------------------------------------------------------
+
+
+def flips(square: int, player: int, opponent: int) -> int:
+    """Returns the discs ``player`` flips by playing ``square`` (0 when illegal).
+
+    Walks each direction over a run of opponent discs; the run is flipped
+    when it is closed by one of the player's discs.
+    """
+    if square == PASS or (player | opponent) >> square & 1:
+        return 0
+    rank, file = divmod(square, 8)
+    flipped = 0
+    for rank_step, file_step in DIRECTIONS:
+        run = 0
+        r, f = rank + rank_step, file + file_step
+        while 0 <= r < 8 and 0 <= f < 8 and opponent >> square_at(f, r) & 1:
+            run |= 1 << square_at(f, r)
+            r, f = r + rank_step, f + file_step
+        if run and 0 <= r < 8 and 0 <= f < 8 and player >> square_at(f, r) & 1:
+            flipped |= run
+    return flipped
+
+
+@lru_cache(maxsize=1 << 20)
+def moves_of(player: int, opponent: int) -> tuple[int, ...]:
+    """Returns the legal moves of ``player`` against ``opponent``, ascending."""
+    return tuple(square for square in range(64) if flips(square, player, opponent))
+
+
+def moves_mask(player: int, opponent: int) -> int:
+    """Returns the legal moves of ``player`` as a mask."""
+    return mask_of(moves_of(player, opponent))
+
+
+def legal_moves(position: Position) -> tuple[int, ...]:
+    """Returns the legal moves of the side to move, ascending (no pass)."""
+    return moves_of(position.player, position.opponent)
+
+
+def must_pass(position: Position) -> bool:
+    """Returns whether the side to move has no move but the opponent has one."""
+    return not legal_moves(position) and bool(moves_of(position.opponent, position.player))
+
+
+def is_game_over(position: Position) -> bool:
+    """Returns whether neither side can move."""
+    return not legal_moves(position) and not moves_of(position.opponent, position.player)
+
+
+def play(position: Position, square: int) -> Position:
+    """Returns the position after the side to move plays ``square`` (64 = pass).
+
+    :raises ValueError: when the move (or the pass) is not legal.
+    """
+    if square == PASS:
+        return pass_turn(position)
+    flipped = flips(square, position.player, position.opponent)
+    if not flipped:
+        raise ValueError(f"illegal move {square_name(square)} in {to_text(position)}")
+    player = position.player | flipped | 1 << square
+    opponent = position.opponent & ~flipped
+    return position_from(opponent, player, 1 - position.turn)
+
+
+def pass_turn(position: Position) -> Position:
+    """Returns the position with the turn handed over.
+
+    :raises ValueError: when the side to move has a legal move.
+    """
+    if legal_moves(position):
+        raise ValueError(f"cannot pass with a legal move in {to_text(position)}")
+    return Position(position.black, position.white, 1 - position.turn)
+
+
+def disc_diff(position: Position) -> int:
+    """Returns black's discs minus white's discs."""
+    return count(position.black) - count(position.white)
+
+
+def move_number(position: Position) -> int:
+    """Returns the number of discs placed since the start (discs on board - 4)."""
+    return count(position.black | position.white) - 4
+
+
+def perft(position: Position, depth: int) -> int:
+    """Returns the number of leaves of the game tree ``depth`` plies deep.
+
+    A forced pass is one ply; a finished game is one leaf at any depth.
+    """
+    if depth == 0:
+        return 1
+    moves = legal_moves(position)
+    if moves:
+        return sum(perft(play(position, move), depth - 1) for move in moves)
+    if moves_of(position.opponent, position.player):
+        return perft(pass_turn(position), depth - 1)
+    return 1
+
+
+def divide(position: Position, depth: int) -> dict[int, int]:
+    """Returns perft(depth - 1) of each child, keyed by move (64 = pass)."""
+    moves = legal_moves(position) or ((PASS,) if must_pass(position) else ())
+    return {move: perft(play(position, move), depth - 1) for move in moves}
+
+
+# --- random positions -------------------------------------------------------------
+
+
+def random_game(seed: int) -> list[Position]:
+    """Returns every position of one uniformly random game, start to finish."""
+    rng = random.Random(seed)
+    position = start_position()
+    positions = [position]
+    while not is_game_over(position):
+        moves = legal_moves(position)
+        position = play(position, rng.choice(moves)) if moves else pass_turn(position)
+        positions.append(position)
+    return positions
+
+
+def random_position(seed: int, plies: int) -> Position:
+    """Returns the position after ``plies`` uniformly random plies from the start.
+
+    A forced pass counts as a ply; the game stops early if it ends.
+    """
+    rng = random.Random(seed)
+    position = start_position()
+    for _ in range(plies):
+        if is_game_over(position):
+            break
+        moves = legal_moves(position)
+        position = play(position, rng.choice(moves)) if moves else pass_turn(position)
+    return position
+
+
+def random_masks(rng: random.Random, density: float) -> tuple[int, int]:
+    """Returns two disjoint masks, each square taken with probability ``density``.
+
+    These are usually unreachable positions; move generation must still be
+    right on them, and they reach edge patterns random games rarely produce.
+    """
+    player = opponent = 0
+    for square in range(64):
+        roll = rng.random()
+        if roll < density / 2:
+            player |= 1 << square
+        elif roll < density:
+            opponent |= 1 << square
+    return player, opponent
+
+
+# --- players ---------------------------------------------------------------------
+
+
+def weight_tables(weights: Sequence[float] | None) -> tuple[Sequence[float], Sequence[float]]:
+    """Returns the (opening, late) tables: 64 weights serve both, 128 are split."""
+    if weights is None:
+        weights = [1.0] * 64
+    if len(weights) == 64:
+        return weights, weights
+    assert len(weights) == 128
+    return weights[:64], weights[64:]
+
+
+def evaluate(
+    position: Position, me: int, weights: Sequence[float] | None, phase_move: int = 40
+) -> float:
+    """Returns the weighted disc sum of ``me`` minus that of the other side.
+
+    The table is chosen by the evaluated position's move number.
+    """
+    opening, late = weight_tables(weights)
+    table = opening if move_number(position) < phase_move else late
+    mine = position.black if me == BLACK else position.white
+    theirs = position.white if me == BLACK else position.black
+    return sum(table[square] for square in squares_of(mine)) - sum(
+        table[square] for square in squares_of(theirs)
+    )
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def lookahead_value(
+    position: Position, plies: int, me: int, weights: Sequence[float] | None, phase_move: int
+) -> float:
+    """V(pos, k): the evaluation, or the mean over the side to move's moves.
+
+    The look-ahead stops at a pass (or the end of the game).
+    """
+    moves = legal_moves(position)
+    if plies == 0 or not moves:
+        return evaluate(position, me, weights, phase_move)
+    return _mean(
+        [lookahead_value(play(position, m), plies - 1, me, weights, phase_move) for m in moves]
+    )
+
+
+def nhand_scores(
+    position: Position, depth: int, weights: Sequence[float] | None = None, phase_move: int = 40
+) -> dict[int, float]:
+    """Returns nhand:depth (``weights=None``) or nhand_custom:depth scores; highest wins."""
+    me = position.turn
+    return {
+        move: lookahead_value(play(position, move), depth - 1, me, weights, phase_move)
+        for move in legal_moves(position)
+    }
+
+
+def mobility_value(position: Position, target: int, plies: int) -> float:
+    """M(pos, target, t): the (mean) number of moves ``target`` will have."""
+    side = position.turn
+    moves = legal_moves(position)
+    if side == target and plies == 1:
+        return len(moves)
+    if not moves:
+        return 0 if side == target else len(moves_of(position.opponent, position.player))
+    next_plies = plies - 1 if side == target else plies
+    return _mean([mobility_value(play(position, m), target, next_plies) for m in moves])
+
+
+def nleast_scores(position: Position, depth: int) -> dict[int, float]:
+    """Returns nleast:depth scores (the opponent's coming mobility); lowest wins."""
+    target = 1 - position.turn
+    return {m: mobility_value(play(position, m), target, depth) for m in legal_moves(position)}
+
+
+def nmost_scores(position: Position, depth: int) -> dict[int, float]:
+    """Returns nmost:depth scores (my own coming mobility); highest wins."""
+    target = position.turn
+    return {m: mobility_value(play(position, m), target, depth) for m in legal_moves(position)}
+
+
+def negamax(
+    position: Position, depth: int, weights: Sequence[float] | None, phase_move: int
+) -> float:
+    """Returns the plain minimax value for the side to move (no pruning).
+
+    A finished game is its disc difference times 1e6; a pass costs no depth.
+    """
+    moves = legal_moves(position)
+    if not moves and not moves_of(position.opponent, position.player):
+        mine, theirs = count(position.player), count(position.opponent)
+        return (mine - theirs) * GAME_OVER_SCALE
+    if depth == 0:
+        return evaluate(position, position.turn, weights, phase_move)
+    if not moves:
+        return -negamax(pass_turn(position), depth, weights, phase_move)
+    return max(-negamax(play(position, m), depth - 1, weights, phase_move) for m in moves)
+
+
+def alphabeta_scores(
+    position: Position, depth: int, weights: Sequence[float] | None, phase_move: int = 40
+) -> dict[int, float]:
+    """Returns the exact negamax value of each root move at ``depth``; highest wins."""
+    return {
+        m: -negamax(play(position, m), depth - 1, weights, phase_move)
+        for m in legal_moves(position)
+    }
+
+
+def player_scores(
+    kind: str,
+    position: Position,
+    depth: int = 1,
+    weights: Sequence[float] | None = None,
+    phase_move: int = 40,
+) -> dict[int, float]:
+    """Returns the reference scores of a player kind (as named by the engine)."""
+    if kind == "nhand":
+        return nhand_scores(position, depth, None, phase_move)
+    if kind in ("nhand_custom", "wpc"):
+        return nhand_scores(position, depth, weights, phase_move)
+    if kind == "nleast":
+        return nleast_scores(position, depth)
+    if kind == "nmost":
+        return nmost_scores(position, depth)
+    if kind == "alphabeta":
+        return alphabeta_scores(position, depth, weights, phase_move)
+    raise ValueError(f"no reference scores for {kind!r}")
+
+
+def lowest_wins(kind: str) -> bool:
+    """Returns whether the player picks its lowest-scored move."""
+    return kind == "nleast"
+
+
+def best_moves(kind: str, scores: dict[int, float], tolerance: float = 1e-9) -> set[int]:
+    """Returns the moves the player may choose: those tied (within tolerance) for best."""
+    if not scores:
+        return {PASS}
+    sign = -1 if lowest_wins(kind) else 1
+    best = max(sign * score for score in scores.values())
+    slack = tolerance * max(1.0, abs(best))
+    return {move for move, score in scores.items() if sign * score >= best - slack}
+
+
+def iter_game_positions(seeds: range) -> Iterator[Position]:
+    """Yields every position of the random games with the given seeds."""
+    for seed in seeds:
+        yield from random_game(seed)
