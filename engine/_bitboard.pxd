@@ -12,27 +12,29 @@ cdef extern from "bitops.h" nogil:
     const uint64_t START_BLACK      # d5, e4
     const uint64_t START_WHITE      # d4, e5
     int bit_count(uint64_t x)       # population count
+    const uint64_t FILE_A, RANK_1   # the a-file and the first rank
+    const uint64_t DIAGONAL_A1H8, DIAGONAL_A8H1
     int first_bit(uint64_t x)       # index of the lowest set bit, x != 0
+    int last_bit(uint64_t x)        # index of the highest set bit, x != 0
 
 
 cdef inline uint64_t _moves_up(uint64_t P, uint64_t mask, int d) noexcept nogil:
-    # Kogge-Stone fill: a run of at most 6 opponent discs starting next to P.
+    # Kogge-Stone fill with doubling (Edax): runs of 1-2, then 4, then 6
+    # opponent discs next to P; ``pairs`` marks two masked squares in a row.
     cdef uint64_t t = mask & (P << d)
+    cdef uint64_t pairs = mask & (mask << d)
     t |= mask & (t << d)
-    t |= mask & (t << d)
-    t |= mask & (t << d)
-    t |= mask & (t << d)
-    t |= mask & (t << d)
+    t |= pairs & (t << (2 * d))
+    t |= pairs & (t << (2 * d))
     return t << d
 
 
 cdef inline uint64_t _moves_down(uint64_t P, uint64_t mask, int d) noexcept nogil:
     cdef uint64_t t = mask & (P >> d)
+    cdef uint64_t pairs = mask & (mask >> d)
     t |= mask & (t >> d)
-    t |= mask & (t >> d)
-    t |= mask & (t >> d)
-    t |= mask & (t >> d)
-    t |= mask & (t >> d)
+    t |= pairs & (t >> (2 * d))
+    t |= pairs & (t >> (2 * d))
     return t >> d
 
 
@@ -48,36 +50,40 @@ cdef inline uint64_t get_moves(uint64_t P, uint64_t O) noexcept nogil:
     return moves & ~(P | O)
 
 
-cdef inline uint64_t _flips_up(uint64_t m, uint64_t P, uint64_t mask, int d) noexcept nogil:
-    # The run of opponent discs next to m; it flips when a P disc closes it.
-    cdef uint64_t run = mask & (m << d)
-    run |= mask & (run << d)
-    run |= mask & (run << d)
-    run |= mask & (run << d)
-    run |= mask & (run << d)
-    run |= mask & (run << d)
-    return run & (<uint64_t>0 - <uint64_t>(((run << d) & P) != 0))
+cdef inline uint64_t _flips_above(uint64_t line, uint64_t P, uint64_t O) noexcept nogil:
+    # ``line``: the squares of one line beyond the move, at higher indices.
+    # The nearest square that is not an opponent disc closes the run when it is P's.
+    cdef uint64_t stop = line & ~O
+    cdef uint64_t first = stop & (<uint64_t>0 - stop)
+    return (first - 1) & line & (<uint64_t>0 - <uint64_t>((first & P) != 0))
 
 
-cdef inline uint64_t _flips_down(uint64_t m, uint64_t P, uint64_t mask, int d) noexcept nogil:
-    cdef uint64_t run = mask & (m >> d)
-    run |= mask & (run >> d)
-    run |= mask & (run >> d)
-    run |= mask & (run >> d)
-    run |= mask & (run >> d)
-    run |= mask & (run >> d)
-    return run & (<uint64_t>0 - <uint64_t>(((run >> d) & P) != 0))
+cdef inline uint64_t _flips_below(uint64_t line, uint64_t P, uint64_t O) noexcept nogil:
+    # The same towards lower indices: the nearest stop is the highest bit.
+    cdef uint64_t stop = line & ~O
+    cdef uint64_t last = (<uint64_t>1) << last_bit(stop | 1)
+    return line & (<uint64_t>0 - (last << 1)) & (<uint64_t>0 - <uint64_t>((last & stop & P) != 0))
+
+
+cdef inline uint64_t _diagonal(uint64_t main, int offset) noexcept nogil:
+    # ``main`` moved ``offset`` ranks down (offset > 0) or up (offset < 0).
+    return main >> (8 * offset) if offset >= 0 else main << (-8 * offset)
 
 
 cdef inline uint64_t get_flips(int square, uint64_t P, uint64_t O) noexcept nogil:
     """Returns the discs P flips by playing on ``square`` (0 if it flips none)."""
-    cdef uint64_t m = (<uint64_t>1) << square
-    cdef uint64_t inner = O & INNER_FILES
+    cdef int file = square & 7, rank = square >> 3
+    cdef uint64_t above = (~(<uint64_t>1)) << square      # squares > square
+    cdef uint64_t below = ((<uint64_t>1) << square) - 1    # squares < square
+    cdef uint64_t rank_line = RANK_1 << (8 * rank)
+    cdef uint64_t file_line = FILE_A << file
+    cdef uint64_t diagonal = _diagonal(DIAGONAL_A1H8, file - rank)
+    cdef uint64_t anti = _diagonal(DIAGONAL_A8H1, 7 - file - rank)
     return (
-        _flips_up(m, P, inner, 1) | _flips_down(m, P, inner, 1)
-        | _flips_up(m, P, O, 8) | _flips_down(m, P, O, 8)
-        | _flips_up(m, P, inner, 7) | _flips_down(m, P, inner, 7)
-        | _flips_up(m, P, inner, 9) | _flips_down(m, P, inner, 9)
+        _flips_above(rank_line & above, P, O) | _flips_below(rank_line & below, P, O)
+        | _flips_above(file_line & above, P, O) | _flips_below(file_line & below, P, O)
+        | _flips_above(diagonal & above, P, O) | _flips_below(diagonal & below, P, O)
+        | _flips_above(anti & above, P, O) | _flips_below(anti & below, P, O)
     )
 
 

@@ -21,6 +21,6 @@ cdef struct PlayerC:
     double weights[2][64]      # per-square weights, index = square
     double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
 
-cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, Rng* rng) noexcept nogil
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil
 cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
                      int* record, int* n_record) noexcept nogil

@@ -79,22 +79,53 @@ cdef inline double evaluate(const PlayerC* pc, uint64_t me, uint64_t them) noexc
     return table_sum(pc, table, me) - table_sum(pc, table, them)
 
 
-cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bint me_to_move) noexcept nogil:
+cdef inline int table_of(const PlayerC* pc, uint64_t discs) noexcept nogil:
+    """Returns the table that scores a position with these discs on the board."""
+    return 1 if pc.n_tables == 2 and bit_count(discs) - 4 >= pc.phase_move else 0
+
+
+cdef inline double move_gain(const double* weights, int square, uint64_t flips) noexcept nogil:
+    # A move changes the mover's score by the new disc plus twice each flipped
+    # disc (it leaves the opponent's sum and joins the mover's).
+    cdef double gain = weights[square]
+    while flips:
+        gain += 2.0 * weights[first_bit(flips)]
+        flips &= flips - 1
+    return gain
+
+
+cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bint me_to_move,
+                       double score) noexcept nogil:
     """Returns the mean weighted score ``plies`` plies ahead, both sides' moves averaged.
 
-    The look-ahead stops where the side to move must pass, as in the blog.
+    ``score`` is the weighted score of (P, O) for me. The look-ahead stops where
+    the side to move must pass, as in the blog.
     """
-    cdef uint64_t moves = 0, bit, flips
-    cdef double total = 0.0
-    cdef int count = 0
-    if plies > 0:
-        moves = get_moves(P, O)
-    if plies == 0 or moves == 0:
-        return evaluate(pc, P, O) if me_to_move else evaluate(pc, O, P)
+    cdef uint64_t moves, bit, flips
+    cdef double total = 0.0, child
+    cdef int count = 0, square, table = 0
+    cdef bint same_table = True
+    if plies == 0:
+        return score
+    moves = get_moves(P, O)
+    if moves == 0:
+        return score
+    if pc.n_tables == 2:
+        # The children have one more disc: they may fall in the next phase.
+        table = 1 if bit_count(P | O) + 1 - 4 >= pc.phase_move else 0
+        same_table = table == table_of(pc, P | O)
     while moves:
         bit = moves & (<uint64_t>0 - moves)
-        flips = get_flips(first_bit(bit), P, O)
-        total += mean_value(pc, O ^ flips, P ^ flips ^ bit, plies - 1, not me_to_move)
+        square = first_bit(bit)
+        flips = get_flips(square, P, O)
+        if same_table:
+            child = move_gain(pc.weights[table], square, flips)
+            child = score + child if me_to_move else score - child
+        elif me_to_move:
+            child = evaluate(pc, P ^ flips ^ bit, O ^ flips)
+        else:
+            child = evaluate(pc, O ^ flips, P ^ flips ^ bit)
+        total += mean_value(pc, O ^ flips, P ^ flips ^ bit, plies - 1, not me_to_move, child)
         count += 1
         moves ^= bit
     return total / count
@@ -151,7 +182,7 @@ cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square) no
     cdef uint64_t flips = get_flips(square, P, O)
     cdef uint64_t mine = P ^ flips ^ bit, theirs = O ^ flips
     if pc.kind == KIND_WPC:
-        return mean_value(pc, theirs, mine, pc.depth - 1, False)
+        return mean_value(pc, theirs, mine, pc.depth - 1, False, evaluate(pc, mine, theirs))
     if pc.kind == KIND_NLEAST:
         return -mean_mobility(theirs, mine, True, pc.depth)
     if pc.kind == KIND_NMOST:
@@ -162,9 +193,9 @@ cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square) no
     return 0.0
 
 
-cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, Rng* rng) noexcept nogil:
-    """Returns the square the player picks for the side to move, PASS if none."""
-    cdef uint64_t moves = get_moves(P, O), rest
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil:
+    """Returns the square the player picks among ``moves`` (P's legal moves), PASS if none."""
+    cdef uint64_t rest
     cdef int square, choice = PASS, ties = 0
     cdef double score, best = -INFINITY
     if moves == 0:
@@ -194,18 +225,19 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
     ``record`` (may be NULL) receives the moves, PASS for a forced pass.
     """
     cdef Rng rng
-    cdef uint64_t P = START_BLACK, O = START_WHITE, flips, bit
+    cdef uint64_t P = START_BLACK, O = START_WHITE, flips, bit, moves
     cdef int square, side = 0, plies = 0
     cdef const PlayerC* mover
     rng.state = seed
     while True:
-        if get_moves(P, O) == 0:
+        moves = get_moves(P, O)
+        if moves == 0:
             if get_moves(O, P) == 0:
                 break
             square = PASS
         else:
             mover = black if side == 0 else white
-            square = choose_move(mover, P, O, &rng)
+            square = choose_move(mover, P, O, moves, &rng)
         if record != NULL:
             record[plies] = square
         plies += 1
@@ -327,7 +359,7 @@ cdef class Player:
         cdef uint64_t P, O
         rng.state = seed
         P, O = _side_relative(board)
-        return choose_move(self.c, P, O, &rng)
+        return choose_move(self.c, P, O, get_moves(P, O), &rng)
 
 
 def _side_relative(board):

@@ -27,4 +27,12 @@ static inline int bit_count(uint64_t x) {
 /* Index of the lowest set bit; x must not be 0. */
 static inline int first_bit(uint64_t x) { return __builtin_ctzll(x); }
 
+/* Index of the highest set bit; x must not be 0. */
+static inline int last_bit(uint64_t x) { return 63 - __builtin_clzll(x); }
+
+#define FILE_A 0x0101010101010101ULL
+#define RANK_1 0x00000000000000FFULL
+#define DIAGONAL_A1H8 0x8040201008040201ULL
+#define DIAGONAL_A8H1 0x0102040810204080ULL
+
 #endif
