@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Protocol, get_args
 
 import tomli_w
 
@@ -64,13 +64,13 @@ GENOME_LENGTHS: dict[str, int] = {"full": 64, "sym8": 10, "sym4": 20, "phase": 1
 #: matched against a spec's kind and its table name.
 HELD_OUT_OPPONENTS: frozenset[str] = frozenset({"heuristic", "lr06", "sjk11", "random"})
 
-#: Player kinds whose table can be the evolved individual.
+#: Player kinds that play by a weights table: the evolved individual, or ``@TABLE`` for an opponent.
 EVOLVABLE_KINDS: frozenset[str] = frozenset({"nhand_custom", "wpc", "alphabeta"})
 
-# Used only when the engine cannot be imported (it is not built yet).
+# Used only when the engine cannot be imported (it is not built): the grammar of engine.players.
 _FALLBACK_KINDS = ("random", "nhand", "nhand_custom", "wpc", "nleast", "nmost", "alphabeta", "human")
 _FALLBACK_SYNTAX = re.compile(
-    r"(?P<kind>[a-z_]+)(?::(?P<depth>[0-9]+))?(?:@(?P<table>[^,\s][^,]*))?(?:,eps=(?P<eps>[^,]*))?"
+    r"(?P<kind>[a-z_]+)(?::(?P<depth>[0-9]+))?(?:@(?P<table>[^,\s][^,]*))?(?P<options>(?:,[^,]*)*)"
 )
 # Splits any text into spec parts; never fails, so it is safe after parse_spec accepted the text.
 _SPEC_PARTS = re.compile(
@@ -111,6 +111,12 @@ def _describe(value: object) -> str:
 
 def _format_bound(bound: float) -> str:
     return repr(bound) if isinstance(bound, float) else str(bound)
+
+
+class _Rule(Protocol):
+    def parse(self, key: str, value: object) -> Any:
+        """Returns ``value`` checked (and for numbers, converted) for config key ``key``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -227,7 +233,7 @@ def _parse_opponent(key: str, entry: object) -> OpponentConfig:
     return OpponentConfig(spec=spec, weight=weight)
 
 
-def _setting(default: Any, rule: object) -> Any:
+def _setting(default: Any, rule: _Rule) -> Any:
     """Declares a config key: its default and the rule its values must pass."""
     return field(default=default, metadata={"rule": rule})
 
@@ -362,16 +368,21 @@ _SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config)}
 
 def _reject_unknown_keys(prefix: str, table: Mapping[Any, object], known: Sequence[str]) -> None:
     for raw_key in table:
-        key = str(raw_key)
-        if isinstance(raw_key, str) and key in known:
+        if isinstance(raw_key, str) and raw_key in known:
             continue
+        key = str(raw_key) if str(raw_key).isprintable() else repr(str(raw_key))[1:-1]
         dotted = f"{prefix}.{key}" if prefix else key
         close = difflib.get_close_matches(key, known, n=1)
         if close:
             suggestion = f"{prefix}.{close[0]}" if prefix else close[0]
             raise ConfigError(f"config key '{dotted}' is not known; did you mean '{suggestion}'?")
-        where = f"[{prefix}]" if prefix else "a config"
-        raise ConfigError(f"config key '{dotted}' is not known; {where} takes {', '.join(known)}")
+        where = f"[{prefix}] takes" if prefix else "the sections are"
+        raise ConfigError(f"config key '{dotted}' is not known; {where} {', '.join(known)}")
+
+
+def _rule(setting: dataclasses.Field[Any]) -> _Rule:
+    rule: _Rule = setting.metadata["rule"]
+    return rule
 
 
 def _parse_section(name: str, table: object) -> Any:
@@ -381,7 +392,7 @@ def _parse_section(name: str, table: object) -> Any:
     keys = [f.name for f in fields(cls)]
     _reject_unknown_keys(name, table, keys)
     values = {
-        f.name: f.metadata["rule"].parse(f"{name}.{f.name}", table[f.name]) for f in fields(cls) if f.name in table
+        f.name: _rule(f).parse(f"{name}.{f.name}", table[f.name]) for f in fields(cls) if f.name in table
     }
     return cls(**values)
 
@@ -462,11 +473,11 @@ def _check_compute(config: Config) -> None:
 
 
 def _fallback_parse_spec(text: str) -> None:
-    """Checks ``KIND[:DEPTH][@TABLE][,eps=E]`` while the engine is not built.
+    """Checks ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N]`` while the engine is not built.
 
     :raises ValueError: naming what is wrong with ``text``.
     """
-    syntax = "KIND[:DEPTH][@TABLE][,eps=E]"
+    syntax = "KIND[:DEPTH][@TABLE][,eps=E][,phase=N]"
     match = _FALLBACK_SYNTAX.fullmatch(text)
     if match is None:
         raise ValueError(f"bad player spec {text!r}: expected {syntax}, e.g. 'nhand:2' or 'wpc:1@heuristic'")
@@ -475,13 +486,20 @@ def _fallback_parse_spec(text: str) -> None:
         raise ValueError(f"bad player spec {text!r}: unknown kind {match['kind']!r}; expected one of {kinds}")
     if match["depth"] is not None and int(match["depth"]) < 1:
         raise ValueError(f"bad player spec {text!r}: depth must be at least 1")
-    if match["eps"] is not None:
-        try:
-            eps = float(match["eps"])
-        except ValueError:
-            eps = math.nan
-        if not 0 <= eps <= 1:
-            raise ValueError(f"bad player spec {text!r}: eps must be a number between 0 and 1")
+    for option in match["options"].split(",")[1:]:
+        name, _, value = option.partition("=")
+        if name == "eps":
+            try:
+                eps = float(value)
+            except ValueError:
+                eps = math.nan
+            if not 0 <= eps <= 1:
+                raise ValueError(f"bad player spec {text!r}: eps must be a number between 0 and 1")
+        elif name == "phase":
+            if not (value.isascii() and value.isdigit() and 1 <= int(value) <= 59):
+                raise ValueError(f"bad player spec {text!r}: phase must be a move number in 1..59")
+        else:
+            raise ValueError(f"bad player spec {text!r}: unknown option {option!r}; options are eps=E and phase=N")
 
 
 def _spec_parser() -> Callable[[str], object]:
@@ -504,18 +522,18 @@ def _spec_parts(spec: str) -> re.Match[str]:
 
 
 def spec_weights_path(spec: str) -> Path | None:
-    """Returns the weights file a spec's ``@TABLE`` names, or None for a named table or none."""
+    """Returns the weights file a spec's ``@TABLE`` names, or None for a built-in table or none."""
     table = _spec_parts(spec)["table"]
-    return Path(table) if table is not None and _is_path(table) else None
+    return Path(table.strip()) if table is not None and _is_path(table) else None
 
 
 def _resolve_table(spec: str, base_dir: Path | None) -> str:
     """Returns ``spec`` with a relative weights-file path made relative to ``base_dir``."""
     match = _spec_parts(spec)
     table = match["table"]
-    if base_dir is None or table is None or not _is_path(table) or Path(table).is_absolute():
+    if base_dir is None or table is None or not _is_path(table) or Path(table.strip()).is_absolute():
         return spec
-    resolved = os.path.normpath(base_dir / table)
+    resolved = os.path.normpath(base_dir / table.strip())
     return spec[: match.start("table")] + resolved + spec[match.end("table") :]
 
 
@@ -543,7 +561,8 @@ def _check_fitness(fitness: FitnessConfig, held_out_claim: bool, base_dir: Path 
         )
     if player["options"] is not None:
         raise ConfigError(
-            f"config key 'fitness.player' must not set options (,{player['options']}); set fitness.eps instead"
+            f"config key 'fitness.player' must not set options (,{player['options']}); "
+            f"set fitness.eps and population.phase_move instead"
         )
 
     opponents = []
@@ -555,7 +574,14 @@ def _check_fitness(fitness: FitnessConfig, held_out_claim: bool, base_dir: Path 
         opponent_kind = parts["kind"].strip()
         if opponent_kind == "human":
             raise ConfigError(f"config key '{key}': a human cannot be a training opponent; remove it")
-        held_out = {opponent_kind, parts["table"]} & HELD_OUT_OPPONENTS
+        table = parts["table"].strip() if parts["table"] is not None else None
+        if opponent_kind in EVOLVABLE_KINDS and table is None:
+            at = parts.start("options") - 1 if parts["options"] is not None else len(spec)
+            raise ConfigError(
+                f"config key '{key}': opponent {spec!r} needs a weights table, "
+                f"e.g. '{spec[:at]}@heuristic{spec[at:]}'"
+            )
+        held_out = {opponent_kind, table} & HELD_OUT_OPPONENTS
         if held_out_claim and held_out:
             raise ConfigError(
                 f"config key '{key}': opponent {spec!r} uses held-out {sorted(held_out)[0]!r} "
