@@ -25,10 +25,12 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "FILE_NAMES",
     "FORMATS",
     "FORMAT_BY_SUFFIX",
     "LAYOUT",
     "LAYOUT_PHASES",
+    "PHASE_NAMES",
     "WeightsError",
     "format_weights",
     "load_weights",
@@ -81,6 +83,10 @@ class WeightsError(ValueError):
             message += f"; {fix}"
         super().__init__(message.replace("\n", " "))
 
+    def __reduce__(self) -> tuple[type[WeightsError], tuple[str, str, str]]:
+        """Pickles by the constructor arguments, so the error survives worker processes."""
+        return type(self), (self.source, self.problem, self.fix)
+
 
 # ---------------------------------------------------------------- parsing
 
@@ -110,6 +116,7 @@ def parse_weights(
             text = text.decode("utf-8")
         except UnicodeDecodeError as error:
             raise WeightsError(source, f"not UTF-8 text ({error.reason})", "save it as UTF-8") from None
+    text = text.removeprefix("\ufeff")  # byte-order mark left by some spreadsheet exports
     parser = {
         "csv": _parse_csv,
         "json": _parse_json,
@@ -260,7 +267,10 @@ def _parse_npy(data: bytes, source: str) -> npt.NDArray[np.float64]:
         raise WeightsError(
             source, f"expected a numeric array, found dtype {getattr(array, 'dtype', '?')}"
         )
-    return _finish(array.ravel().astype(np.float64).tolist(), source)
+    values = array.ravel().astype(np.float64).tolist()
+    for index, value in enumerate(values):
+        _check_finite(value, source, f"entry {index}")
+    return _finish(values, source)
 
 
 def _flatten_literal(value: object, source: str) -> list[float]:
@@ -406,7 +416,8 @@ def _scaled(
             raise ValueError(f"scale must be a positive finite number, got {scale}")
         largest = np.abs(weights).max()
         if largest > 0:
-            weights = weights * (scale / largest)
+            # Divide first: scale / largest overflows when largest is subnormal.
+            weights = weights / largest * scale
     if round_:
         weights = np.rint(weights) + 0.0  # + 0.0 turns -0.0 into 0.0
     return weights

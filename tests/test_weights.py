@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import pickle
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -129,38 +131,38 @@ def test_source_comment_survives_parsing() -> None:
 
 
 @pytest.mark.parametrize("fmt", TEXT_FORMATS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(weights=weight_vectors)
 def test_text_formats_round_trip_exactly(fmt: str, weights: npt.NDArray[np.float64]) -> None:
     parsed = parse_weights(format_weights(weights, fmt), fmt)
     assert parsed.dtype == np.float64
-    assert parsed.tobytes() == (weights + 0.0).tobytes() or squares(parsed) == squares(weights)
+    assert parsed.tobytes() == weights.tobytes()  # bit-exact, including -0.0
 
 
 @pytest.mark.parametrize("fmt", TEXT_FORMATS)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(weights=phase_vectors)
 def test_phase_tables_round_trip_exactly(fmt: str, weights: npt.NDArray[np.float64]) -> None:
     assert squares(parse_weights(format_weights(weights, fmt), fmt)) == squares(weights)
 
 
 @pytest.mark.parametrize("fmt", TEXT_FORMATS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
-    weights=arrays(np.float64, 64, elements=st.floats(-1e6, 1e6)),
+    weights=st.one_of(arrays(np.float64, 64, elements=st.floats(-1e6, 1e6)), weight_vectors),
     scale=st.sampled_from([1.0, 64.0, 100.0, 1000.0]),
 )
 def test_integer_output_round_trips_up_to_the_scale(
     fmt: str, weights: npt.NDArray[np.float64], scale: float
 ) -> None:
     largest = np.abs(weights).max()
-    expected = np.rint(weights * (scale / largest)) if largest > 0 else weights
+    expected = np.rint(weights / largest * scale) if largest > 0 else weights
     text = format_weights(weights, fmt, scale=scale, round_=True)
-    assert "." not in text.replace("a1..h8", "")  # integers only
+    assert not re.search(r"\d\.\d|\d[eE][+-]?\d", text)  # integers only
     assert squares(parse_weights(text, fmt)) == squares(expected + 0.0)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(weights=st.one_of(weight_vectors, phase_vectors))
 def test_npy_round_trips_exactly(weights: npt.NDArray[np.float64]) -> None:
     assert squares(parse_weights(npy_bytes(weights), "npy")) == squares(weights)
@@ -204,9 +206,21 @@ def test_c_accepts_literal_suffixes_and_line_comments() -> None:
     assert squares(parse_weights(text, "c")) == squares(CLASSIC)
 
 
-def test_parse_accepts_utf8_bytes() -> None:
-    text = format_weights(CLASSIC, "csv").encode()
-    assert squares(parse_weights(text, "csv")) == squares(CLASSIC)
+def test_parse_accepts_utf8_bytes_and_a_byte_order_mark() -> None:
+    text = format_weights(CLASSIC, "csv")
+    assert squares(parse_weights(text.encode(), "csv")) == squares(CLASSIC)
+    assert squares(parse_weights(text.encode("utf-8-sig"), "csv")) == squares(CLASSIC)
+    assert squares(parse_weights("\ufeff" + text, "csv")) == squares(CLASSIC)
+
+
+def test_weights_error_survives_pickling() -> None:
+    error = WeightsError("best.csv", "expected 64 numbers, found 63", "add the missing weight")
+    copy = pickle.loads(pickle.dumps(error))
+    assert isinstance(copy, WeightsError)
+    assert str(copy) == str(error) == (
+        "weights file 'best.csv': expected 64 numbers, found 63; add the missing weight"
+    )
+    assert (copy.source, copy.problem, copy.fix) == (error.source, error.problem, error.fix)
 
 
 # ---------------------------------------------------------------- bad inputs
@@ -273,7 +287,7 @@ def test_bad_input_raises_one_line_error_naming_the_source(
 
 def test_bad_npy_arrays() -> None:
     with pytest.raises(WeightsError, match="expected 64 numbers, found 63"):
-        parse_weights(npy_bytes(CLASSIC)[:0] + _npy(np.zeros(63)), "npy")
+        parse_weights(_npy(np.zeros(63)), "npy")
     with pytest.raises(WeightsError, match="numeric array"):
         parse_weights(_npy(np.array(["a"] * 64)), "npy")
     with pytest.raises(WeightsError, match="not a valid .npy"):

@@ -1,0 +1,76 @@
+"""Genomes: how an individual's genes become weight tables.
+
+- ``full``: 64 genes, one per square.
+- ``sym8``: 10 genes, one per class of squares under all 8 symmetries of the board.
+- ``sym4``: 20 genes, tied under the symmetries that keep the start position
+  (identity, transpose, anti-transpose, 180-degree rotation).
+- ``phase``: 128 genes, two full tables (the first before ``phase_move``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+
+import numpy as np
+
+Symmetry = Callable[[int, int], tuple[int, int]]
+
+# (file, rank) -> (file, rank); a1 is (0, 0).
+_START_KEEPING: tuple[Symmetry, ...] = (
+    lambda f, r: (f, r),
+    lambda f, r: (r, f),  # transpose: the a1-h8 diagonal
+    lambda f, r: (7 - r, 7 - f),  # anti-transpose: the a8-h1 diagonal
+    lambda f, r: (7 - f, 7 - r),  # 180-degree rotation
+)
+_MIRRORS: tuple[Symmetry, ...] = (
+    lambda f, r: (7 - f, r),
+    lambda f, r: (f, 7 - r),
+    lambda f, r: (7 - r, f),  # quarter turns
+    lambda f, r: (r, 7 - f),
+)
+SYMMETRIES = {"sym8": _START_KEEPING + _MIRRORS, "sym4": _START_KEEPING}
+
+
+@cache
+def square_classes(genome: str) -> tuple[int, ...]:
+    """Returns, for each square, the index of its gene under a symmetric genome.
+
+    Genes are numbered by the lowest square of each class, in ascending order.
+    """
+    symmetries = SYMMETRIES[genome]
+    first_square = []
+    for square in range(64):
+        f, r = square % 8, square // 8
+        first_square.append(min(s[1] * 8 + s[0] for s in (sym(f, r) for sym in symmetries)))
+    ordered = sorted(set(first_square))
+    return tuple(ordered.index(first) for first in first_square)
+
+
+def genome_length(genome: str) -> int:
+    """Returns the number of genes of an individual."""
+    if genome == "full":
+        return 64
+    if genome == "phase":
+        return 128
+    return max(square_classes(genome)) + 1
+
+
+def expand(genes: Sequence[float], genome: str) -> np.ndarray:
+    """Returns the weights (64, or 128 for ``phase``) an individual's genes stand for."""
+    values = np.asarray(genes, dtype=np.float64)
+    if values.size != genome_length(genome):
+        raise ValueError(f"a {genome} genome has {genome_length(genome)} genes, got {values.size}")
+    if genome in ("full", "phase"):
+        return values.copy()
+    return values[np.array(square_classes(genome))]
+
+
+def contract(weights: Sequence[float], genome: str) -> np.ndarray:
+    """Returns genes for ``weights``: the mean over each class of tied squares."""
+    table = np.asarray(weights, dtype=np.float64)
+    if genome in ("full", "phase"):
+        return table.copy()
+    classes = np.array(square_classes(genome))
+    counts = np.bincount(classes)
+    return np.bincount(classes, weights=table[:64]) / counts

@@ -1,0 +1,445 @@
+"""Figures from a run directory: win rates, fitness and weight heatmaps.
+
+The summaries (:func:`rolling_win_rate`, :func:`opponent_summaries`, ...) are pure
+functions of data frames; the ``plot_*`` functions read a run directory, draw and
+write image files, and return the paths written.
+
+Figures are built with :class:`matplotlib.figure.Figure` rather than pyplot: they
+render headless (Agg for PNG) without touching the process-wide backend, and they
+are freed when they go out of scope, so no figure is ever left open.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+
+from ga.stats import MatchSummary, wilson_interval
+from ga.weights import FILE_NAMES, PHASE_NAMES, load_weights
+
+__all__ = [
+    "DPI",
+    "FIGURE_SIZES",
+    "OPPONENT_PREFIX",
+    "PLOT_FORMATS",
+    "draw_weights",
+    "experiment_name",
+    "opponent_columns",
+    "opponent_summaries",
+    "plot_compare",
+    "plot_run",
+    "plot_weights",
+    "read_generations",
+    "rolling_win_rate",
+    "rolling_window",
+    "run_label",
+]
+
+PLOT_FORMATS = ("png", "svg", "pdf")
+OPPONENT_PREFIX = "win_rate_vs_"
+DPI = 100
+#: Figure size in inches for each plot; a PNG is ``size * DPI`` pixels.
+FIGURE_SIZES: dict[str, tuple[float, float]] = {
+    "win_rate": (10.0, 5.0),
+    "win_rate_by_opponent": (10.0, 5.0),
+    "opponent_bars": (8.0, 5.0),
+    "fitness": (10.0, 7.0),
+    "weights": (6.5, 5.5),
+    "weights_phases": (12.0, 5.5),
+    "compare": (10.0, 5.0),
+}
+_COLORMAP = "RdBu"
+_POINT_COLOUR = "0.65"
+# The SVG and PDF backends stamp the current date into the file; drop it so that
+# re-plotting an unchanged run gives identical bytes.
+_METADATA: dict[str, dict[str, str | None]] = {
+    "png": {},
+    "svg": {"Date": None},
+    "pdf": {"CreationDate": None},
+}
+
+
+# ---------------------------------------------------------------- summaries
+
+
+def rolling_window(n_generations: int) -> int:
+    """Returns the rolling-mean window: one twentieth of the run, at least 1.
+
+    >>> rolling_window(10), rolling_window(200)
+    (1, 10)
+    """
+    return max(1, n_generations // 20)
+
+
+def rolling_win_rate(generations: pd.DataFrame, window: int | None = None) -> pd.DataFrame:
+    """Returns the rolling win rate per generation with a pooled 95% Wilson band.
+
+    The result has columns ``generation``, ``win_rate`` (per generation),
+    ``rolling`` (trailing mean of ``win_rate`` over ``window`` generations) and
+    ``low``/``high``: the Wilson interval of wins + draws/2 pooled over the games
+    of the same window.
+    """
+    window = window or rolling_window(len(generations))
+    ordered = generations.sort_values("generation")
+    pooled = ordered[["games", "wins", "draws"]].rolling(window, min_periods=1).sum()
+    bands = [
+        wilson_interval(wins + draws / 2, int(games))
+        for games, wins, draws in pooled.itertuples(index=False)
+    ]
+    return pd.DataFrame(
+        {
+            "generation": ordered["generation"].to_numpy(),
+            "win_rate": ordered["win_rate"].to_numpy(dtype=float),
+            "rolling": ordered["win_rate"].rolling(window, min_periods=1).mean().to_numpy(),
+            "low": [low for low, _ in bands],
+            "high": [high for _, high in bands],
+        }
+    )
+
+
+def opponent_columns(generations: pd.DataFrame) -> dict[str, str]:
+    """Returns ``{opponent spec: column}`` for the ``win_rate_vs_<spec>`` columns."""
+    return {
+        column[len(OPPONENT_PREFIX) :]: column
+        for column in generations.columns
+        if column.startswith(OPPONENT_PREFIX)
+    }
+
+
+def opponent_summaries(games: pd.DataFrame) -> list[MatchSummary]:
+    """Returns one :class:`MatchSummary` per opponent from a ``games.csv`` frame, sorted by name."""
+    return [
+        MatchSummary.from_disc_diffs(str(opponent), group["disc_diff"])
+        for opponent, group in games.groupby("opponent", sort=True)
+    ]
+
+
+def read_generations(run_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """Reads ``generations.csv`` of a run.
+
+    :raises FileNotFoundError: if the file is missing.
+    :raises ValueError: if it is empty or lacks a required column.
+    """
+    path = Path(run_dir) / "generations.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist; is {Path(run_dir)} a run directory?")
+    try:
+        generations = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path} is empty") from None
+    required = ["generation", "games", "wins", "draws", "losses", "win_rate"]
+    missing = [column for column in required if column not in generations.columns]
+    if missing:
+        raise ValueError(f"{path} lacks column(s) {', '.join(missing)}")
+    if generations.empty:
+        raise ValueError(f"{path} has no generations yet")
+    return generations
+
+
+def experiment_name(run_dir: str | os.PathLike[str]) -> str:
+    """Returns ``[experiment] name`` from the run's ``config.toml``, or "" if unavailable."""
+    path = Path(run_dir) / "config.toml"
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return ""
+    experiment = config.get("experiment", {})
+    name = experiment.get("name", "") if isinstance(experiment, dict) else ""
+    return str(name)
+
+
+def run_label(run_dir: str | os.PathLike[str]) -> str:
+    """Returns "experiment name (dir name)", or the dir name when there is no name."""
+    directory = Path(run_dir).resolve().name
+    name = experiment_name(run_dir)
+    return f"{name} ({directory})" if name else directory
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def draw_win_rate(axes: Axes, curve: pd.DataFrame, window: int) -> None:
+    """Draws per-generation points, the rolling mean and its Wilson band."""
+    axes.scatter(
+        curve["generation"], curve["win_rate"], s=10, color=_POINT_COLOUR, label="per generation"
+    )
+    axes.fill_between(
+        curve["generation"], curve["low"], curve["high"], alpha=0.25, color="tab:blue",
+        label="95% Wilson band (pooled)",
+    )
+    axes.plot(curve["generation"], curve["rolling"], color="tab:blue", lw=2,
+              label=f"rolling mean ({window} gen)")
+    _finish_rate_axes(axes)
+
+
+def draw_weights(
+    figure: Figure, weights: npt.ArrayLike, title: str = "weights"
+) -> list[Axes]:
+    """Draws 8x8 heatmap(s) of 64 (or 128) weights on ``figure``; rank 1 is the top row.
+
+    Colours diverge around 0 on a scale symmetric in the largest magnitude, so
+    equal colours mean equal weights across the two phases of a 128-weight table.
+    """
+    values = np.asarray(weights, dtype=np.float64).ravel()
+    if values.size not in (64, 128):
+        raise ValueError(f"expected 64 or 128 weights, got {values.size}")
+    boards = values.reshape(-1, 8, 8)
+    largest = float(np.abs(values).max()) if np.isfinite(values).any() else 0.0
+    norm = Normalize(vmin=-(largest or 1.0), vmax=largest or 1.0)
+    grid = figure.subplots(1, len(boards), squeeze=False)[0]
+    image = None
+    for phase, (axes, board) in enumerate(zip(grid, boards)):
+        image = axes.imshow(board, cmap=_COLORMAP, norm=norm, origin="upper")
+        axes.set_xticks(range(8), labels=list(FILE_NAMES))
+        axes.set_yticks(range(8), labels=[str(rank) for rank in range(1, 9)])
+        axes.xaxis.tick_top()
+        axes.xaxis.set_label_position("top")
+        axes.set_xlabel("file")
+        axes.set_ylabel("rank")
+        axes.tick_params(length=0)
+        if len(boards) > 1:
+            axes.set_title(PHASE_NAMES[phase], fontsize=11)
+        for rank in range(8):
+            for file in range(8):
+                value = board[rank, file]
+                # White text on the dark ends of the colour map, black elsewhere.
+                dark = largest > 0 and abs(value) > 0.6 * largest
+                axes.text(file, rank, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                          color="white" if dark else "black")
+    figure.colorbar(image, ax=list(grid), shrink=0.85, label="weight")
+    figure.suptitle(title, fontsize=13)
+    return list(grid)
+
+
+def plot_weights(
+    weights: npt.ArrayLike,
+    out_path: str | os.PathLike[str],
+    title: str = "weights",
+    fmt: str | None = None,
+) -> list[Path]:
+    """Writes a heatmap of 64 (or 128, side by side) weights and returns ``[path]``.
+
+    The format comes from ``fmt`` (the suffix is then replaced) or from the suffix.
+    """
+    path = _output_path(out_path, fmt)
+    size = "weights" if np.asarray(weights).size == 64 else "weights_phases"
+    figure = _new_figure(size)
+    draw_weights(figure, weights, title)
+    return [_save(figure, path)]
+
+
+def plot_run(
+    run_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
+    fmt: str = "png",
+) -> list[Path]:
+    """Writes the figures of one run (see the module docstring) and returns their paths.
+
+    ``out_dir`` defaults to ``run_dir/plots``. Figures whose input file is missing
+    (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) are skipped with a
+    warning.
+
+    :raises FileNotFoundError: if ``generations.csv`` is missing.
+    :raises ValueError: for an unknown ``fmt`` or a malformed ``generations.csv``.
+    """
+    _check_format(fmt)
+    run_dir = Path(run_dir)
+    generations = read_generations(run_dir)
+    out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    label = run_label(run_dir)
+    window = rolling_window(len(generations))
+    written: list[Path] = []
+
+    figure = _new_figure("win_rate")
+    axes = figure.subplots()
+    draw_win_rate(axes, rolling_win_rate(generations, window), window)
+    axes.set_title(f"Win rate per generation: {label}")
+    written.append(_save(figure, out_dir / f"win_rate.{fmt}"))
+
+    written.append(_save(_by_opponent_figure(generations, window, label),
+                         out_dir / f"win_rate_by_opponent.{fmt}"))
+
+    games_path = run_dir / "games.csv"
+    if games_path.is_file():
+        games = pd.read_csv(games_path)
+        written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
+    else:
+        warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
+
+    written.append(_save(_fitness_figure(generations, label), out_dir / f"fitness.{fmt}"))
+
+    for stem, description in (("best_weights", "best individual"), ("mean_weights", "population mean")):
+        weights_path = run_dir / f"{stem}.csv"
+        if not weights_path.is_file():
+            warnings.warn(f"{weights_path} does not exist; skipping {stem}", stacklevel=2)
+            continue
+        written += plot_weights(load_weights(weights_path), out_dir / f"{stem}.{fmt}",
+                                title=f"Weights of the {description}: {label}")
+    return written
+
+
+def plot_compare(
+    run_dirs: Sequence[str | os.PathLike[str]],
+    out_path: str | os.PathLike[str],
+    fmt: str | None = None,
+) -> list[Path]:
+    """Overlays the rolling win rate (and its Wilson band) of several runs; returns ``[path]``.
+
+    Each curve is labelled "experiment name (dir name)". The format comes from
+    ``fmt`` (the suffix is then replaced) or from the suffix of ``out_path``.
+
+    :raises ValueError: if ``run_dirs`` is empty.
+    :raises FileNotFoundError: if a run has no ``generations.csv``.
+    """
+    if not run_dirs:
+        raise ValueError("plot_compare needs at least one run directory")
+    path = _output_path(out_path, fmt)
+    runs = [(run_label(run_dir), read_generations(run_dir)) for run_dir in run_dirs]
+    figure = _new_figure("compare")
+    axes = figure.subplots()
+    for colour, (label, generations) in zip(_colours(len(runs)), runs):
+        window = rolling_window(len(generations))
+        curve = rolling_win_rate(generations, window)
+        axes.fill_between(curve["generation"], curve["low"], curve["high"], color=colour, alpha=0.15)
+        axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2,
+                  label=f"{label}, rolling {window} gen")
+    axes.set_title("Rolling win rate with pooled 95% Wilson bands")
+    _finish_rate_axes(axes)
+    return [_save(figure, path)]
+
+
+# ---------------------------------------------------------------- figures
+
+
+def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> Figure:
+    """Returns a figure with one rolling win-rate line per opponent style."""
+    figure = _new_figure("win_rate_by_opponent")
+    axes = figure.subplots()
+    ordered = generations.sort_values("generation")
+    columns = opponent_columns(ordered)
+    drawn = 0
+    for colour, (opponent, column) in zip(_colours(len(columns)), sorted(columns.items())):
+        rates = ordered[column].astype(float)
+        if rates.isna().all():
+            continue
+        # NaN marks generations where this style was not played; the mean skips them.
+        rolling = rates.rolling(window, min_periods=1).mean()
+        axes.plot(ordered["generation"], rolling, color=colour, lw=2, label=opponent)
+        drawn += 1
+    if not drawn:
+        axes.text(0.5, 0.5, "no per-opponent win rates in generations.csv",
+                  ha="center", va="center", transform=axes.transAxes)
+    axes.set_title(f"Win rate by opponent (rolling mean, {window} gen): {label}")
+    _finish_rate_axes(axes, legend=drawn > 0)
+    return figure
+
+
+def _opponent_bars_figure(games: pd.DataFrame, label: str) -> Figure:
+    """Returns a bar chart of the whole-run win rate (draw = 1/2) per opponent with Wilson error bars."""
+    figure = _new_figure("opponent_bars")
+    axes = figure.subplots()
+    summaries = opponent_summaries(games)
+    positions = np.arange(len(summaries))
+    scores = np.array([summary.score for summary in summaries])
+    intervals = np.array([summary.interval for summary in summaries]).reshape(-1, 2)
+    errors = np.abs(np.vstack([scores - intervals[:, 0], intervals[:, 1] - scores]))
+    axes.bar(positions, scores, yerr=errors, capsize=6, color=_colours(len(summaries)),
+             edgecolor="black", linewidth=0.6)
+    for position, summary in zip(positions, summaries):
+        axes.text(position, 0.02, f"n={summary.games}", ha="center", va="bottom", fontsize=9)
+    axes.set_xticks(positions, labels=[summary.opponent for summary in summaries])
+    axes.axhline(0.5, color="black", lw=0.8, ls="--")
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("opponent")
+    axes.set_ylabel("win rate (draw = 1/2)")
+    axes.set_title(f"Win rate per opponent over the whole run (95% Wilson): {label}")
+    axes.grid(axis="y", alpha=0.3)
+    return figure
+
+
+def _fitness_figure(generations: pd.DataFrame, label: str) -> Figure:
+    """Returns fitness min/mean/max per generation above a diversity panel."""
+    figure = _new_figure("fitness")
+    fitness_axes, diversity_axes = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
+    ordered = generations.sort_values("generation")
+    generation = ordered["generation"]
+    if {"fitness_min", "fitness_max"} <= set(ordered.columns):
+        fitness_axes.fill_between(generation, ordered["fitness_min"], ordered["fitness_max"],
+                                  color="tab:green", alpha=0.2, label="min to max")
+    for column, style in (("fitness_mean", "-"), ("fitness_max", ":"), ("fitness_min", ":"),
+                          ("best_fitness", "--")):
+        if column in ordered.columns:
+            fitness_axes.plot(generation, ordered[column], ls=style, lw=1.8 if style == "-" else 1.2,
+                              label=column.replace("_", " "))
+    fitness_axes.set_ylabel("fitness")
+    fitness_axes.set_title(f"Fitness and diversity: {label}")
+    fitness_axes.grid(alpha=0.3)
+    fitness_axes.legend(loc="best", fontsize=9)
+    if "diversity" in ordered.columns:
+        diversity_axes.plot(generation, ordered["diversity"], color="tab:purple", lw=1.8)
+    diversity_axes.set_ylabel("diversity")
+    diversity_axes.set_xlabel("generation")
+    diversity_axes.grid(alpha=0.3)
+    return figure
+
+
+def _finish_rate_axes(axes: Axes, legend: bool = True) -> None:
+    """Labels a win-rate axes: 0..1, the 50% line, grid and legend."""
+    axes.axhline(0.5, color="black", lw=0.8, ls="--")
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("generation")
+    axes.set_ylabel("win rate")
+    axes.grid(alpha=0.3)
+    if legend:
+        axes.legend(loc="lower right", fontsize=9)
+
+
+# ---------------------------------------------------------------- output
+
+
+def _new_figure(kind: str) -> Figure:
+    """Returns an empty figure of the size registered for ``kind``."""
+    return Figure(figsize=FIGURE_SIZES[kind], dpi=DPI, layout="constrained")
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    """Writes the figure at its own size (no tight bbox, so pixel sizes are predictable)."""
+    fmt = path.suffix.lstrip(".")
+    figure.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+    figure.clear()  # frees the artists now rather than at garbage collection
+    return path
+
+
+def _check_format(fmt: str) -> None:
+    """Raises ValueError unless ``fmt`` is a supported image format."""
+    if fmt not in PLOT_FORMATS:
+        raise ValueError(f"unknown plot format {fmt!r}; use one of {', '.join(PLOT_FORMATS)}")
+
+
+def _output_path(out_path: str | os.PathLike[str], fmt: str | None) -> Path:
+    """Returns ``out_path`` with the suffix of ``fmt`` (or its own, checked), creating its directory."""
+    path = Path(out_path)
+    if fmt is None:
+        fmt = path.suffix.lstrip(".") or "png"
+    _check_format(fmt)
+    path = path.with_suffix(f".{fmt}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _colours(count: int) -> list[tuple[float, float, float, float]]:
+    """Returns ``count`` distinct colours (tab10, then tab20 for more)."""
+    colour_map = matplotlib.colormaps["tab10" if count <= 10 else "tab20"]
+    return [colour_map(index % colour_map.N) for index in range(count)]

@@ -1,0 +1,294 @@
+"""Tests for ga.plots on a small synthetic run directory."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import matplotlib.image
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from ga.plots import (
+    DPI,
+    FIGURE_SIZES,
+    draw_weights,
+    experiment_name,
+    opponent_summaries,
+    plot_compare,
+    plot_run,
+    plot_weights,
+    rolling_win_rate,
+    rolling_window,
+    run_label,
+)
+from ga.stats import MatchSummary
+from ga.weights import format_weights
+
+OPPONENTS = ("random", "nhand:2")
+RUN_PLOTS = {
+    "win_rate": "win_rate",
+    "win_rate_by_opponent": "win_rate_by_opponent",
+    "opponent_bars": "opponent_bars",
+    "fitness": "fitness",
+    "best_weights": "weights",
+    "mean_weights": "weights",
+}
+MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-", "svg": b"<?xml"}
+
+
+def write_run(
+    run_dir: Path,
+    name: str = "baseline",
+    n_generations: int = 40,
+    seed: int = 0,
+) -> Path:
+    """Writes a synthetic run directory shaped like the one ga.evolve produces."""
+    rng = np.random.default_rng(seed)
+    run_dir.mkdir(parents=True)
+    game_rows = []
+    generation_rows = []
+    for generation in range(n_generations):
+        strength = 0.3 + 0.5 * generation / n_generations
+        per_opponent: dict[str, list[float]] = {}
+        # "nhand:2" is only played on even generations, so its column has NaNs.
+        played = OPPONENTS if generation % 2 == 0 else OPPONENTS[:1]
+        for individual in range(4):
+            for opponent in played:
+                for colour in ("black", "white"):
+                    roll = rng.random()
+                    disc_diff = int(rng.integers(2, 40)) * (1 if roll < strength else -1)
+                    if abs(roll - strength) < 0.03:
+                        disc_diff = 0
+                    game_rows.append((generation, individual, opponent, colour,
+                                      int(rng.integers(1 << 30)), disc_diff))
+                    per_opponent.setdefault(opponent, []).append(
+                        1.0 if disc_diff > 0 else 0.5 if disc_diff == 0 else 0.0)
+        outcomes = [row[-1] for row in game_rows if row[0] == generation]
+        wins = sum(diff > 0 for diff in outcomes)
+        draws = sum(diff == 0 for diff in outcomes)
+        fitness = rng.normal(strength, 0.1, size=4)
+        generation_rows.append(
+            {
+                "generation": generation,
+                "games": len(outcomes),
+                "wins": wins,
+                "draws": draws,
+                "losses": len(outcomes) - wins - draws,
+                "win_rate": (wins + draws / 2) / len(outcomes),
+                **{f"win_rate_vs_{opponent}": np.mean(per_opponent[opponent])
+                   if opponent in per_opponent else np.nan for opponent in OPPONENTS},
+                "fitness_min": fitness.min(),
+                "fitness_mean": fitness.mean(),
+                "fitness_max": fitness.max(),
+                "fitness_std": fitness.std(),
+                "best_fitness": fitness.max() + 0.05,
+                "diversity": 1.0 / (1 + generation),
+                "evaluate_s": 0.5,
+                "total_s": 0.6,
+            }
+        )
+    pd.DataFrame(generation_rows).to_csv(run_dir / "generations.csv", index=False)
+    pd.DataFrame(
+        game_rows, columns=["generation", "individual", "opponent", "colour", "seed", "disc_diff"]
+    ).to_csv(run_dir / "games.csv", index=False)
+    best = rng.normal(size=64)
+    (run_dir / "best_weights.csv").write_text(format_weights(best, "csv"))
+    (run_dir / "mean_weights.csv").write_text(format_weights(best / 2, "csv"))
+    (run_dir / "config.toml").write_text(f'[experiment]\nname = "{name}"\nseed = {seed}\n')
+    return run_dir
+
+
+def expected_pixels(kind: str) -> tuple[int, int]:
+    """Returns the (height, width) in pixels of a PNG of the given figure kind."""
+    width, height = FIGURE_SIZES[kind]
+    return round(height * DPI), round(width * DPI)
+
+
+def assert_png(path: Path, kind: str) -> None:
+    """Asserts that ``path`` is a PNG of the expected size that is not blank."""
+    assert path.read_bytes().startswith(MAGIC["png"])
+    pixels = matplotlib.image.imread(path)
+    assert pixels.shape[:2] == expected_pixels(kind)
+    assert pixels[..., :3].std() > 0.05, f"{path.name} looks blank"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_run(tmp_path_factory.mktemp("runs") / "run-001")
+
+
+@pytest.fixture(scope="module")
+def run_plots(run_dir: Path) -> list[Path]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no missing-file warnings for a complete run
+        return plot_run(run_dir)
+
+
+# ---------------------------------------------------------------- summaries
+
+
+def test_rolling_window() -> None:
+    assert [rolling_window(n) for n in (0, 1, 19, 20, 39, 40, 1000)] == [1, 1, 1, 1, 1, 2, 50]
+
+
+def test_rolling_win_rate_pools_games_for_the_band() -> None:
+    generations = pd.DataFrame(
+        {
+            "generation": [0, 1, 2],
+            "games": [10, 10, 10],
+            "wins": [5, 7, 10],
+            "draws": [2, 0, 0],
+            "losses": [3, 3, 0],
+            "win_rate": [0.6, 0.7, 1.0],
+        }
+    )
+    curve = rolling_win_rate(generations, window=2)
+    assert curve["rolling"].tolist() == pytest.approx([0.6, 0.65, 0.85])
+    # Generation 1 pools 13/20 (6 + 7): Wilson (0.4329, 0.8188) by hand.
+    assert (curve.loc[1, "low"], curve.loc[1, "high"]) == pytest.approx((0.4329, 0.8188), abs=5e-5)
+    # Generation 2 pools 17/20: the band reaches 1 only when every game is won.
+    assert curve.loc[2, "high"] < 1.0
+    assert rolling_win_rate(generations.iloc[[2]], window=1).loc[0, "high"] == 1.0
+
+
+def test_opponent_summaries() -> None:
+    games = pd.DataFrame(
+        {"opponent": ["random", "random", "nhand:2", "random", "nhand:2"], "disc_diff": [10, 0, -4, -2, 6]}
+    )
+    assert opponent_summaries(games) == [
+        MatchSummary("nhand:2", 2, 1, 0, 1),
+        MatchSummary("random", 3, 1, 1, 1),
+    ]
+
+
+def test_run_label_uses_the_experiment_name(run_dir: Path, tmp_path: Path) -> None:
+    assert experiment_name(run_dir) == "baseline"
+    assert run_label(run_dir) == "baseline (run-001)"
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert run_label(bare) == "bare"
+    (bare / "config.toml").write_text("not toml [")
+    assert experiment_name(bare) == ""
+
+
+# ---------------------------------------------------------------- plot_run
+
+
+def test_plot_run_writes_every_figure(run_dir: Path, run_plots: list[Path]) -> None:
+    assert [path.name for path in run_plots] == [f"{stem}.png" for stem in RUN_PLOTS]
+    for path, kind in zip(run_plots, RUN_PLOTS.values()):
+        assert path.parent == run_dir / "plots"
+        assert_png(path, kind)
+
+
+def test_heatmap_puts_rank_one_on_top_and_files_on_top() -> None:
+    figure = Figure()
+    weights = np.arange(64, dtype=np.float64) - 20
+    (axes,) = draw_weights(figure, weights, "layout")
+    image = axes.get_images()[0]
+    assert image.get_array()[0, 0] == weights[0]  # a1 at the top-left
+    assert image.get_array()[7, 7] == weights[63]  # h8 at the bottom-right
+    assert [label.get_text() for label in axes.get_xticklabels()] == list("abcdefgh")
+    assert [label.get_text() for label in axes.get_yticklabels()] == [str(rank) for rank in range(1, 9)]
+    assert axes.xaxis.get_ticks_position() == "top"
+    assert axes.yaxis_inverted()  # row 0 (rank 1) drawn at the top
+    assert image.norm.vmin == -image.norm.vmax == -43.0  # symmetric around 0
+    cell_texts = [text.get_text() for text in axes.texts]
+    assert cell_texts[:2] == ["-20.00", "-19.00"] and len(cell_texts) == 64
+
+
+def test_phase_heatmaps_side_by_side(tmp_path: Path) -> None:
+    weights = np.concatenate([np.linspace(-1, 1, 64), np.linspace(2, -2, 64)])
+    (path,) = plot_weights(weights, tmp_path / "phases.png", "two phases")
+    assert_png(path, "weights_phases")
+    figure = Figure()
+    before, after = draw_weights(figure, weights)
+    assert before.get_images()[0].get_array()[0, 0] == -1.0
+    assert after.get_images()[0].get_array()[0, 0] == 2.0
+    # One colour scale for both phases, so equal colours mean equal weights.
+    assert before.get_images()[0].norm is after.get_images()[0].norm
+    assert [axes.get_title() for axes in (before, after)] == [
+        "before the switch move", "after the switch move"]
+
+
+def test_plot_run_on_a_partial_run(tmp_path: Path) -> None:
+    """A run in progress: no games.csv, no weights yet, no per-opponent columns."""
+    run = write_run(tmp_path / "partial", n_generations=5)
+    for name in ("games.csv", "best_weights.csv", "mean_weights.csv"):
+        (run / name).unlink()
+    generations = pd.read_csv(run / "generations.csv")
+    opponent_columns = [column for column in generations if column.startswith("win_rate_vs_")]
+    generations.drop(columns=opponent_columns).to_csv(run / "generations.csv", index=False)
+    with pytest.warns(UserWarning) as caught:
+        paths = plot_run(run, out_dir=tmp_path / "out")
+    assert [path.name for path in paths] == ["win_rate.png", "win_rate_by_opponent.png", "fitness.png"]
+    assert sorted(str(warning.message).split("/")[-1] for warning in caught) == [
+        "best_weights.csv does not exist; skipping best_weights",
+        "games.csv does not exist; skipping opponent_bars",
+        "mean_weights.csv does not exist; skipping mean_weights",
+    ]
+    assert_png(paths[1], "win_rate_by_opponent")
+
+
+def test_missing_generations_csv_names_the_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="generations.csv does not exist"):
+        plot_run(tmp_path)
+    with pytest.raises(FileNotFoundError, match="generations.csv"):
+        plot_compare([tmp_path], tmp_path / "compare.png")
+
+
+def test_malformed_generations_csv(tmp_path: Path) -> None:
+    (tmp_path / "generations.csv").write_text("")
+    with pytest.raises(ValueError, match="generations.csv is empty"):
+        plot_run(tmp_path)
+    (tmp_path / "generations.csv").write_text("generation,win_rate\n0,0.5\n")
+    with pytest.raises(ValueError, match="lacks column"):
+        plot_run(tmp_path)
+    (tmp_path / "generations.csv").write_text("generation,games,wins,draws,losses,win_rate\n")
+    with pytest.raises(ValueError, match="no generations yet"):
+        plot_run(tmp_path)
+
+
+def test_unknown_format(run_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown plot format 'jpg'"):
+        plot_run(run_dir, out_dir=tmp_path, fmt="jpg")
+    assert not list(tmp_path.iterdir())
+
+
+# ---------------------------------------------------------------- plot_compare / plot_weights
+
+
+def test_plot_compare_overlays_runs(run_dir: Path, tmp_path: Path) -> None:
+    other = write_run(tmp_path / "run-002", name="no-crossover", n_generations=25, seed=1)
+    (path,) = plot_compare([run_dir, other], tmp_path / "compare" / "win_rates.png")
+    assert path == tmp_path / "compare" / "win_rates.png"
+    assert_png(path, "compare")
+
+
+@pytest.mark.parametrize("fmt", ["svg", "pdf"])
+def test_vector_formats_have_the_right_magic(run_dir: Path, tmp_path: Path, fmt: str) -> None:
+    (path,) = plot_compare([run_dir], tmp_path / "compare.png", fmt)
+    assert path == tmp_path / f"compare.{fmt}"
+    head = path.read_bytes()[:400]
+    assert head.startswith(MAGIC[fmt])
+    if fmt == "svg":
+        assert b"<svg" in head
+
+
+def test_plot_compare_needs_runs(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        plot_compare([], tmp_path / "compare.png")
+
+
+def test_weights_heatmap_of_a_flat_table(tmp_path: Path) -> None:
+    (axes,) = draw_weights(Figure(), np.zeros(64))
+    norm = axes.get_images()[0].norm
+    assert (norm.vmin, norm.vmax) == (-1.0, 1.0)  # a usable scale even when all weights are 0
+    with pytest.raises(ValueError, match="64 or 128"):
+        plot_weights(np.zeros(63), tmp_path / "bad.png")
+    with pytest.raises(ValueError, match="unknown plot format"):
+        plot_weights(np.zeros(64), tmp_path / "weights.jpg")
+    assert not list(tmp_path.iterdir())
