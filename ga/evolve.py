@@ -1,0 +1,472 @@
+"""The generation loop, shaped like DEAP's ``eaSimple``, with checkpoints.
+
+Generation 0 is the random initial population; every generation is evaluated,
+logged and checkpointed before the next one is bred. DEAP's operators draw from
+the module-level ``random``: the loop reseeds it from (run seed, generation)
+before breeding, so a generation depends only on the run seed and the previous
+population, which is what makes resumed runs identical to uninterrupted ones.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from deap import base, creator, tools
+
+from ga import fitness, operators
+from ga.config import Config, config_to_toml, load_config, with_overrides
+from ga.genome import expand, genome_length
+from ga.runio import (
+    CONFIG, Checkpoint, RunWriter, atomic_write, check_run_dir, command_line, generation_columns, now_iso, read_checkpoint,
+    read_config, read_manifest, versions,
+)
+
+if not hasattr(creator, "FitnessMax"):
+    creator.create("FitnessMax", base.Fitness, weights=(1.0,))
+if not hasattr(creator, "Individual"):
+    # Lists, not numpy arrays: DEAP's slice-swapping crossovers silently
+    # duplicate genes on arrays.
+    creator.create("Individual", list, fitness=creator.FitnessMax, born=0)
+
+# Below this many games a generation is evaluated in the main process: a
+# worker round trip would cost more than the games (the blog's experiment
+# plays 32 games a generation).
+IN_PROCESS_GAMES = 512
+
+
+def opponent_labels(config: Config) -> list[str]:
+    """Returns the opponent labels of a run's generations.csv columns."""
+    labels = [opponent.spec for opponent in config.fitness.opponents]
+    if config.fitness.coevolution:
+        labels.append(fitness.POPULATION)
+    if config.fitness.hall_of_fame_games:
+        labels.append(fitness.HALL_OF_FAME)
+    return list(dict.fromkeys(labels))
+
+
+def build_toolbox(config: Config, map_function: Callable[..., Any] = map) -> base.Toolbox:
+    """Returns the DEAP toolbox of an experiment: population, evaluate, mate, mutate, select, map."""
+    pop, sel, cx, mut = config.population, config.selection, config.crossover, config.mutation
+    toolbox = base.Toolbox()
+    toolbox.register("gene", random.uniform, pop.init_low, pop.init_high)
+    toolbox.register("individual", tools.initRepeat, creator.Individual, toolbox.gene, genome_length(pop.genome))
+    toolbox.register("population", tools.initRepeat, list, toolbox.individual)
+    toolbox.register("evaluate", fitness.evaluate)
+    toolbox.register("map", map_function)
+    if sel.method == "adjacent-pairs":
+        toolbox.register("select", operators.sel_adjacent_pairs)
+    elif sel.method == "tournament":
+        toolbox.register("select", tools.selTournament, tournsize=sel.tournament_size)
+    elif sel.method == "best":
+        toolbox.register("select", tools.selBest)
+    elif sel.method == "roulette":
+        toolbox.register("select", tools.selRoulette)
+    else:
+        toolbox.register("select", tools.selStochasticUniversalSampling)
+    if cx.method == "one-point":
+        toolbox.register("mate", operators.cx_one_point)
+    elif cx.method == "two-point":
+        toolbox.register("mate", tools.cxTwoPoint)
+    elif cx.method == "uniform":
+        toolbox.register("mate", tools.cxUniform, indpb=cx.gene_probability)
+    elif cx.method == "blend":
+        toolbox.register("mate", tools.cxBlend, alpha=cx.alpha)
+    else:
+        toolbox.register("mate", lambda a, b: (a, b))
+    if mut.method == "reset":
+        toolbox.register("mutate", operators.mut_reset, indpb=mut.gene_probability, low=mut.low, high=mut.high)
+    else:
+        toolbox.register("mutate", tools.mutGaussian, mu=0.0, sigma=mut.sigma, indpb=mut.gene_probability)
+    return toolbox
+
+
+def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[Any]:
+    """Returns the next generation: elites, then children of two distinct selected parents.
+
+    As in the blog, each child is the first offspring of one crossover of two
+    distinct parents, then mutated. Children have no fitness; elites keep
+    theirs unless ``selection.reevaluate_elites`` (fitness is noisy: a lucky
+    score must not survive forever).
+    """
+    sel, cx, mut = config.selection, config.crossover, config.mutation
+    elites = [toolbox.clone(ind) for ind in tools.selBest(population, sel.elitism)]
+    if sel.reevaluate_elites:
+        for elite in elites:
+            del elite.fitness.values
+    parents = toolbox.select(population, config.population.parents)
+    children = []
+    for _ in range(config.population.size - sel.elitism):
+        first, second = random.sample(range(len(parents)), 2)
+        child, other = toolbox.clone(parents[first]), toolbox.clone(parents[second])
+        if random.random() < cx.probability:
+            toolbox.mate(child, other)
+        toolbox.mutate(child)
+        if cx.method == "blend" or mut.method == "gaussian":
+            operators.clip(child, mut.low, mut.high)
+        del child.fitness.values
+        children.append(child)
+    return elites + children
+
+
+@dataclass
+class Generation:
+    """What evaluating one generation produced, for the logs."""
+
+    record: dict[str, Any]
+    game_rows: list[tuple[Any, ...]]
+    games: int
+
+
+def evaluate_generation(
+    population: list[Any], generation: int, toolbox: base.Toolbox, config: Config, champions: Sequence[Sequence[float]]
+) -> Generation:
+    """Plays the games of every individual without fitness and sets their fitness."""
+    genome = config.population.genome
+    tables = [tuple(expand(ind, genome)) for ind in population]
+    plans = fitness.plan_generation(config, generation, tables, champions)
+    spec = _player_spec(config)
+    todo = [i for i, ind in enumerate(population) if not ind.fitness.valid]
+    tasks = [fitness.Task(spec, tables[i], plans[i]) for i in todo]
+    results = list(toolbox.map(toolbox.evaluate, tasks))
+    labels = opponent_labels(config)
+    per_label = {label: [] for label in labels}
+    game_rows = []
+    all_diffs = []
+    for i, task, diffs_per_match in zip(todo, tasks, results):
+        for match, diffs in zip(task.matches, diffs_per_match):
+            per_label[match.label].append(diffs)
+            for seed, colour, diff in zip(match.seeds.tolist(), match.colours.tolist(), diffs.tolist()):
+                game_rows.append((generation, i, match.label, "white" if colour else "black", seed, diff))
+        diffs = np.concatenate(diffs_per_match) if diffs_per_match else np.zeros(0, dtype=np.int32)
+        all_diffs.append(diffs)
+        population[i].fitness.values = (fitness.score(diffs, config.fitness.score),)
+        population[i].born = generation
+    games = np.concatenate(all_diffs) if all_diffs else np.zeros(0, dtype=np.int32)
+    record: dict[str, Any] = {
+        "generation": generation,
+        "games": int(games.size),
+        "wins": int((games > 0).sum()),
+        "draws": int((games == 0).sum()),
+        "losses": int((games < 0).sum()),
+        "win_rate": fitness.score(games, "win_rate") if games.size else float("nan"),
+    }
+    for label, chunks in per_label.items():
+        played = np.concatenate(chunks) if chunks else np.zeros(0)
+        record[f"win_rate_vs_{label}"] = fitness.score(played, "win_rate") if played.size else float("nan")
+    return Generation(record, game_rows, int(games.size))
+
+
+def _player_spec(config: Config) -> tuple[str, int, float, int]:
+    from engine import parse_spec
+
+    parsed = parse_spec(config.fitness.player)
+    return (parsed.kind, parsed.depth, config.fitness.eps, config.population.phase_move)
+
+
+def population_statistics() -> tools.Statistics:
+    """Returns the DEAP statistics of a population's fitness."""
+    stats = tools.Statistics(key=lambda ind: ind.fitness.values[0])
+    stats.register("fitness_min", np.min)
+    stats.register("fitness_mean", np.mean)
+    stats.register("fitness_max", np.max)
+    stats.register("fitness_std", np.std)
+    return stats
+
+
+# --- workers ------------------------------------------------------------------------
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group: only the main process decides.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def resolve_workers(config: Config) -> int:
+    """Returns the number of worker processes (0 in the config = all cores)."""
+    return config.compute.workers or os.cpu_count() or 1
+
+
+def games_per_generation(config: Config) -> int:
+    """Returns how many games a generation plays (an upper bound with elites)."""
+    fit = config.fitness
+    opponents = len(fit.opponents) if fit.draw == "all" else 1
+    return config.population.size * (opponents * fit.games_per_opponent + fit.coevolution + fit.hall_of_fame_games)
+
+
+@contextmanager
+def evaluation_map(config: Config) -> Iterator[Callable[..., Any]]:
+    """Yields the ``map`` that evaluates a generation: a process pool or the built-in map."""
+    workers = resolve_workers(config)
+    if workers == 1 or games_per_generation(config) < IN_PROCESS_GAMES:
+        yield map
+        return
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    pool = multiprocessing.get_context(method).Pool(workers, initializer=_ignore_interrupts)
+    chunk = -(-config.population.size // workers)  # one message per worker and generation
+    try:
+        yield partial(pool.map, chunksize=chunk)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+# --- the run ---------------------------------------------------------------------------
+
+
+class StopRequest:
+    """Turns SIGINT/SIGTERM into a request to stop after the current generation."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if self.signal is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt  # a second Ctrl-C stops at once; the checkpoint is intact
+        self.signal = signum
+
+    @contextmanager
+    def installed(self) -> Iterator[StopRequest]:
+        """Installs the handlers for the duration of the block (main thread only)."""
+        try:
+            previous = {s: signal.signal(s, self) for s in (signal.SIGINT, signal.SIGTERM)}
+        except ValueError:  # not the main thread: leave signals alone
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+
+@dataclass
+class RunResult:
+    """What a run returns to the Python API."""
+
+    run_dir: Path
+    logbook: tools.Logbook
+    hall_of_fame: tools.HallOfFame
+    population: list[Any]
+    finished: bool
+    generations_done: int
+
+    def logbook_frame(self) -> Any:
+        """Returns the logbook as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.logbook))
+
+
+ProgressFactory = Callable[[int, int], Any]
+
+
+def run(
+    config: Config,
+    run_dir: Path,
+    *,
+    resume: bool = False,
+    progress: ProgressFactory | None = None,
+) -> RunResult:
+    """Runs (or, with ``resume``, continues) an experiment in ``run_dir``."""
+    labels = opponent_labels(config)
+    columns = generation_columns(labels)
+    if resume:
+        checkpoint = read_checkpoint(run_dir)
+        manifest = read_manifest(run_dir)
+        writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
+    else:
+        checkpoint = None
+        manifest = {
+            "experiment": config.experiment.name,
+            "seed": config.experiment.seed,
+            "generations_planned": config.experiment.generations,
+            "generations_done": 0,
+            "games_played": 0,
+            "started": now_iso(),
+            "finished": None,
+            "wall_s": 0.0,
+            "status": "running",
+            "command": command_line(),
+            "versions": versions(),
+        }
+        writer = RunWriter.create(run_dir, config, columns, manifest)
+    manifest["generations_planned"] = config.experiment.generations
+    with evaluation_map(config) as map_function, StopRequest().installed() as stop:
+        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, stop, progress)
+
+
+def _loop(
+    config: Config,
+    run_dir: Path,
+    writer: RunWriter,
+    manifest: dict[str, Any],
+    checkpoint: Checkpoint | None,
+    map_function: Callable[..., Any],
+    stop: StopRequest,
+    progress: ProgressFactory | None,
+) -> RunResult:
+    toolbox = build_toolbox(config, map_function)
+    seed = config.experiment.seed
+    total = config.experiment.generations
+    hall_of_fame = tools.HallOfFame(config.fitness.hall_of_fame_size, similar=lambda a, b: list(a) == list(b))
+    logbook = tools.Logbook()
+    stats = population_statistics()
+    if checkpoint is None:
+        random.seed(fitness.derive_seed(seed, fitness.INIT))
+        population = toolbox.population(n=config.population.size)
+        start, games_played, elapsed, champions = 0, 0, 0.0, []
+    else:
+        population = _individuals(checkpoint.population, checkpoint.fitness, checkpoint.born)
+        # Worst first: DEAP puts a newcomer before equal-fitness members, so
+        # this rebuilds the same order (and the same future evictions).
+        for entry in reversed(checkpoint.hall_of_fame):
+            (ind,) = _individuals([entry["genes"]], [entry["fitness"]], [entry["generation"]])
+            hall_of_fame.insert(ind)
+        start = checkpoint.generation + 1
+        games_played, elapsed, champions = checkpoint.games_played, checkpoint.elapsed_s, checkpoint.champions
+        logbook.extend(_previous_records(run_dir))
+    bar = progress(start, total) if progress else None
+    done = start
+    finished = start >= total
+    try:
+        for generation in range(start, total):
+            started = time.perf_counter()
+            if generation > 0:
+                random.seed(fitness.derive_seed(seed, fitness.VARIATION, generation))
+                population = breed(population, toolbox, config)
+            bred = time.perf_counter()
+            result = evaluate_generation(population, generation, toolbox, config, champions)
+            evaluated = time.perf_counter()
+            hall_of_fame.update(population)
+            best = tools.selBest(population, 1)[0]
+            champions = (champions + [list(expand(best, config.population.genome))])[-config.fitness.hall_of_fame_size:]
+            genes = np.asarray(population, dtype=np.float64)
+            record = result.record | stats.compile(population)
+            record["best_fitness"] = hall_of_fame[0].fitness.values[0]
+            record["diversity"] = float(genes.std(axis=0).mean())
+            record["evaluation_s"] = evaluated - bred
+            record["variation_s"] = bred - started
+            record["generation_s"] = time.perf_counter() - started
+            logbook.record(**record)
+            games_played += result.games
+            elapsed += record["generation_s"]
+            writer.append_generation(record, result.game_rows)
+            if (generation + 1) % config.output.checkpoint_every == 0 or generation + 1 == total or stop.signal:
+                writer.write_checkpoint(Checkpoint(
+                    generation=generation,
+                    population=[list(ind) for ind in population],
+                    fitness=[ind.fitness.values[0] for ind in population],
+                    born=[ind.born for ind in population],
+                    hall_of_fame=[{"genes": list(ind), "fitness": ind.fitness.values[0], "generation": ind.born}
+                                  for ind in hall_of_fame],
+                    champions=champions,
+                    games_played=games_played,
+                    elapsed_s=elapsed,
+                    csv_bytes=writer.csv_bytes(),
+                ))
+                done = generation + 1
+            if bar is not None:
+                bar.update(record)
+            if stop.signal is not None and done == generation + 1:
+                break
+        finished = done >= total
+    finally:
+        if bar is not None:
+            bar.close()
+    genome = config.population.genome
+    manifest.update(generations_done=done, games_played=games_played, wall_s=round(elapsed, 3))
+    if finished:
+        best = tools.selBest(population, 1)[0]
+        writer.write_results(
+            [expand(ind, genome) for ind in population],
+            expand(best, genome),
+            [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": expand(ind, genome)}
+             for ind in hall_of_fame],
+        )
+        manifest.update(status="finished", finished=now_iso())
+    else:
+        manifest.update(status="interrupted")
+    writer.write_manifest(manifest)
+    return RunResult(run_dir, logbook, hall_of_fame, population, finished, done)
+
+
+def _individuals(genes: Sequence[Sequence[float]], values: Sequence[float | None], born: Sequence[int]) -> list[Any]:
+    individuals = []
+    for gene_list, value, generation in zip(genes, values, born):
+        ind = creator.Individual(float(g) for g in gene_list)
+        if value is not None:
+            ind.fitness.values = (value,)
+        ind.born = generation
+        individuals.append(ind)
+    return individuals
+
+
+def _previous_records(run_dir: Path) -> list[dict[str, Any]]:
+    import pandas as pd
+
+    frame = pd.read_csv(run_dir / "generations.csv")
+    return frame.to_dict("records")
+
+
+# --- entry points ---------------------------------------------------------------------------
+
+
+def default_run_dir(config: Config, results: Path = Path("results")) -> Path:
+    """Returns ``results/<experiment>-<timestamp>``, made unique if needed."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate = results / f"{config.experiment.name}-{stamp}"
+    suffix = 1
+    while candidate.exists():
+        suffix += 1
+        candidate = results / f"{config.experiment.name}-{stamp}-{suffix}"
+    return candidate
+
+
+def evolve(
+    config: Config | str | os.PathLike[str],
+    *,
+    out: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+    generations: int | None = None,
+    workers: int | None = None,
+    progress: ProgressFactory | None = None,
+) -> RunResult:
+    """Runs an experiment and returns its logbook, hall of fame and run directory.
+
+    >>> result = evolve("experiments/quick.toml", out="/tmp/quick-run")  # doctest: +SKIP
+    >>> result.logbook_frame()[["generation", "win_rate"]].tail()  # doctest: +SKIP
+    """
+    if not isinstance(config, Config):
+        config = load_config(config)
+    config = with_overrides(config, seed=seed, generations=generations, workers=workers)
+    run_dir = Path(out) if out is not None else default_run_dir(config)
+    return run(config, run_dir, progress=progress)
+
+
+def resume(
+    run_dir: str | os.PathLike[str],
+    *,
+    generations: int | None = None,
+    workers: int | None = None,
+    progress: ProgressFactory | None = None,
+) -> RunResult:
+    """Continues an interrupted run (or extends a finished one with ``generations``)."""
+    path = Path(run_dir)
+    check_run_dir(path)
+    saved = read_config(path)
+    config = with_overrides(saved, generations=generations)
+    if config != saved:
+        atomic_write(path / CONFIG, config_to_toml(config))  # the directory describes its run
+    return run(with_overrides(config, workers=workers), path, resume=True, progress=progress)

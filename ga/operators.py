@@ -1,0 +1,54 @@
+"""Variation and selection operators that DEAP does not ship.
+
+They follow DEAP's contract: they draw from the module-level ``random`` (the
+evolution loop reseeds it from the run seed every generation), change
+individuals in place and return a tuple.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+Individual = Any  # a deap creator Individual: a list of floats with .fitness
+
+
+def sel_adjacent_pairs(individuals: Sequence[Individual], k: int) -> list[Individual]:
+    """Returns the winners of the fixed pairs (0, 1), (2, 3), ... (the 2021 blog's tournament).
+
+    The higher fitness wins; a tie goes to the second of the pair. ``k`` must be
+    half the population.
+    """
+    if len(individuals) % 2 or k != len(individuals) // 2:
+        raise ValueError(f"adjacent-pairs selection needs an even population and k = half of it, got {len(individuals)} and {k}")
+    winners = []
+    for first, second in zip(individuals[::2], individuals[1::2]):
+        winners.append(first if first.fitness.values[0] > second.fitness.values[0] else second)
+    return winners
+
+
+def cx_one_point(ind1: Individual, ind2: Individual) -> tuple[Individual, Individual]:
+    """Swaps the genes from a cut point drawn uniformly over all positions on.
+
+    Unlike ``deap.tools.cxOnePoint`` the cut may be 0 (the blog's
+    ``rand() % 64``): then the children are the parents swapped.
+    """
+    cut = random.randrange(len(ind1))
+    ind1[cut:], ind2[cut:] = ind2[cut:], ind1[cut:]
+    return ind1, ind2
+
+
+def mut_reset(individual: Individual, indpb: float, low: float, high: float) -> tuple[Individual]:
+    """Resets each gene with probability ``indpb`` to a uniform draw in [low, high]."""
+    for i in range(len(individual)):
+        if random.random() < indpb:
+            individual[i] = random.uniform(low, high)
+    return (individual,)
+
+
+def clip(individual: Individual, low: float, high: float) -> Individual:
+    """Clips every gene into [low, high] in place."""
+    for i, gene in enumerate(individual):
+        individual[i] = min(max(gene, low), high)
+    return individual

@@ -1,0 +1,255 @@
+"""The run directory: every file an evolution run writes, and reading it back.
+
+Crash safety: CSV rows are appended and flushed each generation, then the
+checkpoint is replaced atomically (temporary file + rename) with the CSV sizes
+at that point. Resuming truncates the CSVs back to those sizes, so they only
+ever hold whole rows of checkpointed generations. Checkpoints are JSON, never
+pickle: loading a shared run directory must not run anyone's code.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine import SQUARE_NAMES
+from ga.config import Config, config_to_toml, load_config
+from ga.weights import format_weights
+
+CONFIG = "config.toml"
+GENERATIONS = "generations.csv"
+GAMES = "games.csv"
+POPULATION = "population.csv"
+BEST = "best_weights.csv"
+MEAN = "mean_weights.csv"
+HALL_OF_FAME = "hall_of_fame.csv"
+MANIFEST = "manifest.json"
+CHECKPOINT = "checkpoint.json"
+GAME_COLUMNS = ["generation", "individual", "opponent", "colour", "seed", "disc_diff"]
+CHECKPOINT_FORMAT = 1
+
+
+class RunDirError(ValueError):
+    """A run directory that is missing, not a run, or cannot be written."""
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replaces ``path`` with ``text`` so that readers see the old or the new file, never half."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def weight_columns(length: int) -> list[str]:
+    """Returns the column names of a table of ``length`` weights (a1..h8, or two phases)."""
+    if length == 64:
+        return list(SQUARE_NAMES)
+    return [f"p{phase}_{name}" for phase in range(length // 64) for name in SQUARE_NAMES]
+
+
+def generation_columns(opponent_labels: Sequence[str]) -> list[str]:
+    """Returns the columns of generations.csv for these opponent labels."""
+    return (
+        ["generation", "games", "wins", "draws", "losses", "win_rate"]
+        + [f"win_rate_vs_{label}" for label in opponent_labels]
+        + ["fitness_min", "fitness_mean", "fitness_max", "fitness_std", "best_fitness", "diversity"]
+        + ["evaluation_s", "variation_s", "generation_s"]
+    )
+
+
+def versions() -> dict[str, str]:
+    """Returns the versions of Python and of the packages a run depends on."""
+    found = {"python": platform.python_version()}
+    for package in ("othello-ga", "deap", "numpy", "cython", "pandas", "matplotlib"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+def _format_cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+@dataclass
+class Checkpoint:
+    """The state after a completed generation, enough to continue the run."""
+
+    generation: int
+    population: list[list[float]]
+    fitness: list[float | None]
+    born: list[int]  # generation in which each individual was last evaluated
+    hall_of_fame: list[dict[str, Any]]
+    champions: list[list[float]]
+    games_played: int
+    elapsed_s: float
+    csv_bytes: dict[str, int]
+
+
+class RunWriter:
+    """Writes one run directory; the only place that writes its files."""
+
+    def __init__(self, run_dir: Path, columns: list[str], games_csv: bool) -> None:
+        self.run_dir = run_dir
+        self.columns = columns
+        self.games_csv = games_csv
+
+    # --- creating and reopening ---------------------------------------------
+
+    @classmethod
+    def create(cls, run_dir: Path, config: Config, columns: list[str], manifest: dict[str, Any]) -> RunWriter:
+        """Creates a new run directory; refuses one that exists and is not empty."""
+        if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+            raise RunDirError(f"output directory '{run_dir}' already exists; choose another --out or remove it")
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            writer = cls(run_dir, columns, config.output.games_csv)
+            atomic_write(run_dir / CONFIG, config_to_toml(config))
+            writer.write_manifest(manifest)
+            writer._write_header(GENERATIONS, columns)
+            if writer.games_csv:
+                writer._write_header(GAMES, GAME_COLUMNS)
+        except OSError as error:
+            raise RunDirError(f"cannot write the run directory '{run_dir}': {error.strerror or error}") from error
+        return writer
+
+    @classmethod
+    def reopen(cls, run_dir: Path, columns: list[str], config: Config, checkpoint: Checkpoint) -> RunWriter:
+        """Opens a run directory to continue it, dropping CSV rows written after ``checkpoint``."""
+        writer = cls(run_dir, columns, config.output.games_csv)
+        for name, size in checkpoint.csv_bytes.items():
+            path = run_dir / name
+            if not path.exists() or path.stat().st_size < size:
+                raise RunDirError(f"'{path}' is shorter than its checkpoint says; the run directory is damaged")
+            with open(path, "r+b") as handle:
+                handle.truncate(size)
+        return writer
+
+    def _write_header(self, name: str, columns: Sequence[str]) -> None:
+        with open(self.run_dir / name, "w", encoding="utf-8", newline="") as handle:
+            csv.writer(handle, lineterminator="\n").writerow(columns)
+
+    # --- every generation ----------------------------------------------------
+
+    def append_generation(self, record: dict[str, Any], game_rows: Iterable[Sequence[Any]]) -> None:
+        """Appends a generation's row and its games; each file gets whole rows only."""
+        self._append(GENERATIONS, [[_format_cell(record.get(column)) for column in self.columns]])
+        if self.games_csv:
+            self._append(GAMES, game_rows)
+
+    def _append(self, name: str, rows: Iterable[Sequence[Any]]) -> None:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        with open(self.run_dir / name, "a", encoding="utf-8", newline="") as handle:
+            handle.write(buffer.getvalue())
+
+    def csv_bytes(self) -> dict[str, int]:
+        """Returns the current sizes of the CSV files (recorded in checkpoints)."""
+        names = [GENERATIONS] + ([GAMES] if self.games_csv else [])
+        return {name: (self.run_dir / name).stat().st_size for name in names}
+
+    def write_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Replaces the checkpoint atomically."""
+        data = {"format": CHECKPOINT_FORMAT, **checkpoint.__dict__}
+        atomic_write(self.run_dir / CHECKPOINT, json.dumps(data, separators=(",", ":")))
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        """Replaces manifest.json atomically."""
+        atomic_write(self.run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+
+    # --- at the end ------------------------------------------------------------
+
+    def write_results(
+        self,
+        population: Sequence[Sequence[float]],
+        best: Sequence[float],
+        hall_of_fame: Sequence[dict[str, Any]],
+    ) -> None:
+        """Writes population.csv, best_weights.csv, mean_weights.csv and hall_of_fame.csv."""
+        table = np.asarray(population, dtype=np.float64)
+        columns = weight_columns(table.shape[1])
+        atomic_write(self.run_dir / POPULATION, _csv_text([columns] + [[repr(float(w)) for w in row] for row in table]))
+        atomic_write(self.run_dir / BEST, format_weights(np.asarray(best), "csv"))
+        atomic_write(self.run_dir / MEAN, format_weights(table.mean(axis=0), "csv"))
+        rows: list[list[Any]] = [["rank", "generation", "fitness"] + columns]
+        for rank, entry in enumerate(hall_of_fame, start=1):
+            rows.append([rank, entry["generation"], repr(entry["fitness"])] + [repr(float(w)) for w in entry["weights"]])
+        atomic_write(self.run_dir / HALL_OF_FAME, _csv_text(rows))
+
+
+def _csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+# --- reading back -------------------------------------------------------------
+
+
+def check_run_dir(run_dir: Path) -> None:
+    """Raises :class:`RunDirError` unless ``run_dir`` is a run directory."""
+    if not run_dir.exists():
+        raise RunDirError(f"run directory '{run_dir}' does not exist")
+    if not (run_dir / CONFIG).is_file() or not (run_dir / MANIFEST).is_file():
+        raise RunDirError(f"'{run_dir}' is not a run directory (no {CONFIG} or {MANIFEST}); run `othello-ga evolve CONFIG` first")
+
+
+def read_config(run_dir: Path) -> Config:
+    """Returns the resolved config a run was started with."""
+    check_run_dir(run_dir)
+    return load_config(run_dir / CONFIG)
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """Returns manifest.json of a run."""
+    try:
+        return json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise RunDirError(f"cannot read '{run_dir / MANIFEST}': {error}") from error
+
+
+def read_checkpoint(run_dir: Path) -> Checkpoint:
+    """Returns the last checkpoint of a run."""
+    path = run_dir / CHECKPOINT
+    if not path.is_file():
+        raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}: the run stopped before its first generation ended; start it again")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.pop("format", None) != CHECKPOINT_FORMAT:
+            raise ValueError(f"unknown checkpoint format in {path}")
+        return Checkpoint(**data)
+    except (OSError, ValueError, TypeError) as error:
+        raise RunDirError(f"cannot read the checkpoint '{path}': {error}") from error
+
+
+def now_iso() -> str:
+    """Returns the current UTC time as ISO 8601 text."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def command_line() -> str:
+    """Returns the command line of this process."""
+    return " ".join([Path(sys.argv[0]).name] + sys.argv[1:])
