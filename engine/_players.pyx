@@ -125,7 +125,9 @@ cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bin
             child = evaluate(pc, P ^ flips ^ bit, O ^ flips)
         else:
             child = evaluate(pc, O ^ flips, P ^ flips ^ bit)
-        total += mean_value(pc, O ^ flips, P ^ flips ^ bit, plies - 1, not me_to_move, child)
+        if plies > 1:  # the last ply needs no call: its value is the child's score
+            child = mean_value(pc, O ^ flips, P ^ flips ^ bit, plies - 1, not me_to_move, child)
+        total += child
         count += 1
         moves ^= bit
     return total / count
@@ -309,24 +311,25 @@ cdef class Player:
         self.depth = depth
         self.eps = eps
         self.phase_move = phase_move
-        self.weights = tuple(float(w) for w in table) if kind in WEIGHTED_KINDS else None
+        self.weights = tuple(table.tolist()) if kind in WEIGHTED_KINDS else None
         self.c.kind = KINDS[kind]
         self.c.depth = depth
         self.c.eps = eps
         self.c.phase_move = phase_move
         self.c.n_tables = table.size // 64
-        cdef int t, square, rank, byte, b
-        cdef double total
+        cdef const double[::1] values = table
+        cdef int t, square, rank, byte
         for t in range(self.c.n_tables):
             for square in range(64):
-                self.c.weights[t][square] = table[64 * t + square]
+                self.c.weights[t][square] = values[64 * t + square]
             for rank in range(8):
-                for byte in range(256):
-                    total = 0.0
-                    for b in range(8):
-                        if byte >> b & 1:
-                            total += self.c.weights[t][8 * rank + b]
-                    self.c.rank_sums[t][rank][byte] = total
+                # Each byte's sum is a smaller byte's sum plus its lowest disc.
+                self.c.rank_sums[t][rank][0] = 0.0
+                for byte in range(1, 256):
+                    self.c.rank_sums[t][rank][byte] = (
+                        self.c.rank_sums[t][rank][byte & (byte - 1)]
+                        + self.c.weights[t][8 * rank + first_bit(<uint64_t>byte)]
+                    )
 
     def __reduce__(self):
         return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move))
