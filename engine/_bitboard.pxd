@@ -18,24 +18,32 @@ cdef extern from "bitops.h" nogil:
     int last_bit(uint64_t x)        # index of the highest set bit, x != 0
 
 
-cdef inline uint64_t _moves_up(uint64_t P, uint64_t mask, int d) noexcept nogil:
-    # Kogge-Stone fill with doubling (Edax): runs of 1-2, then 4, then 6
-    # opponent discs next to P; ``pairs`` marks two masked squares in a row.
+cdef inline uint64_t _run_up(uint64_t P, uint64_t mask, int d) noexcept nogil:
+    # Kogge-Stone fill with doubling (Edax): the masked discs in runs of 1-2,
+    # then 4, then 6 that start next to P; ``pairs``: two masked squares in a row.
     cdef uint64_t t = mask & (P << d)
     cdef uint64_t pairs = mask & (mask << d)
     t |= mask & (t << d)
     t |= pairs & (t << (2 * d))
     t |= pairs & (t << (2 * d))
-    return t << d
+    return t
 
 
-cdef inline uint64_t _moves_down(uint64_t P, uint64_t mask, int d) noexcept nogil:
+cdef inline uint64_t _run_down(uint64_t P, uint64_t mask, int d) noexcept nogil:
     cdef uint64_t t = mask & (P >> d)
     cdef uint64_t pairs = mask & (mask >> d)
     t |= mask & (t >> d)
     t |= pairs & (t >> (2 * d))
     t |= pairs & (t >> (2 * d))
-    return t >> d
+    return t
+
+
+cdef inline uint64_t _moves_up(uint64_t P, uint64_t mask, int d) noexcept nogil:
+    return _run_up(P, mask, d) << d
+
+
+cdef inline uint64_t _moves_down(uint64_t P, uint64_t mask, int d) noexcept nogil:
+    return _run_down(P, mask, d) >> d
 
 
 cdef inline uint64_t get_moves(uint64_t P, uint64_t O) noexcept nogil:
@@ -85,6 +93,35 @@ cdef inline uint64_t get_flips(int square, uint64_t P, uint64_t O) noexcept nogi
         | _flips_above(diagonal & above, P, O) | _flips_below(diagonal & below, P, O)
         | _flips_above(anti & above, P, O) | _flips_below(anti & below, P, O)
     )
+
+
+cdef inline uint64_t _flipped_up(uint64_t P, uint64_t mask, uint64_t empty, int d) noexcept nogil:
+    # Discs flipped in direction +d by any legal move: the runs from P whose
+    # next square is empty (each disc belongs to one move in one direction).
+    cdef uint64_t run = _run_up(P, mask, d)
+    return run & _run_down((run << d) & empty, mask, d)
+
+
+cdef inline uint64_t _flipped_down(uint64_t P, uint64_t mask, uint64_t empty, int d) noexcept nogil:
+    cdef uint64_t run = _run_down(P, mask, d)
+    return run & _run_up((run >> d) & empty, mask, d)
+
+
+cdef inline void all_flips(uint64_t P, uint64_t O, uint64_t* flipped) noexcept nogil:
+    """Fills ``flipped[0..7]``: per direction, the discs that some legal move of P flips.
+
+    Summing over the eight masks counts each (move, flipped disc) pair once,
+    which scores all moves of a position at once without playing them.
+    """
+    cdef uint64_t inner = O & INNER_FILES, empty = ~(P | O)
+    flipped[0] = _flipped_up(P, inner, empty, 1)
+    flipped[1] = _flipped_down(P, inner, empty, 1)
+    flipped[2] = _flipped_up(P, O, empty, 8)
+    flipped[3] = _flipped_down(P, O, empty, 8)
+    flipped[4] = _flipped_up(P, inner, empty, 7)
+    flipped[5] = _flipped_down(P, inner, empty, 7)
+    flipped[6] = _flipped_up(P, inner, empty, 9)
+    flipped[7] = _flipped_down(P, inner, empty, 9)
 
 
 cdef uint64_t perft_c(uint64_t P, uint64_t O, int depth) noexcept nogil

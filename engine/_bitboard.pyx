@@ -40,7 +40,10 @@ def flips(square, player, opponent):
     """Returns the mask of discs flipped by ``player`` playing ``square`` (0 if illegal)."""
     if not 0 <= square < 64:
         raise ValueError(f"square must be in 0..63, got {square!r}")
-    return get_flips(square, _mask(player, "player"), _mask(opponent, "opponent"))
+    cdef uint64_t P = _mask(player, "player"), O = _mask(opponent, "opponent")
+    if (P | O) >> square & 1:
+        return 0  # an occupied square is no move (the C core is only asked about legal ones)
+    return get_flips(square, P, O)
 
 
 def popcount(mask):

@@ -14,7 +14,7 @@ from libc.stdint cimport uint64_t, int32_t, uint8_t
 from libc.stdlib cimport calloc, free
 
 from engine._bitboard cimport (
-    START_BLACK, START_WHITE, bit_count, first_bit, get_flips, get_moves,
+    START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves,
 )
 
 DEF PASS = 64
@@ -94,6 +94,17 @@ cdef inline double move_gain(const double* weights, int square, uint64_t flips) 
     return gain
 
 
+cdef inline double all_moves_gain(const PlayerC* pc, int table, uint64_t P, uint64_t O, uint64_t moves) noexcept nogil:
+    """Returns the sum of :func:`move_gain` over all of P's legal ``moves``, without playing them."""
+    cdef uint64_t flipped[8]
+    cdef double gain = table_sum(pc, table, moves)
+    cdef int direction
+    all_flips(P, O, flipped)
+    for direction in range(8):
+        gain += 2.0 * table_sum(pc, table, flipped[direction])
+    return gain
+
+
 cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bint me_to_move,
                        double score) noexcept nogil:
     """Returns the mean weighted score ``plies`` plies ahead, both sides' moves averaged.
@@ -114,6 +125,9 @@ cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bin
         # The children have one more disc: they may fall in the next phase.
         table = 1 if bit_count(P | O) + 1 - 4 >= pc.phase_move else 0
         same_table = table == table_of(pc, P | O)
+    if plies == 1 and same_table:
+        total = all_moves_gain(pc, table, P, O, moves) / bit_count(moves)
+        return score + total if me_to_move else score - total
     while moves:
         bit = moves & (<uint64_t>0 - moves)
         square = first_bit(bit)
@@ -156,12 +170,12 @@ cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double
     """Returns the alpha-beta value of (P, O) for the side to move (fail-hard)."""
     cdef uint64_t moves, bit, flips
     cdef double value
+    moves = get_moves(P, O)
+    if moves == 0 and get_moves(O, P) == 0:
+        return (bit_count(P) - bit_count(O)) * WIN_SCALE
     if depth == 0:
         return evaluate(pc, P, O)
-    moves = get_moves(P, O)
     if moves == 0:
-        if get_moves(O, P) == 0:
-            return (bit_count(P) - bit_count(O)) * WIN_SCALE
         return -negamax(pc, O, P, depth, -beta, -alpha)  # a pass uses no depth
     while moves:
         bit = moves & (<uint64_t>0 - moves)

@@ -148,14 +148,18 @@ def flips(square: int, player: int, opponent: int) -> int:
 
 
 @lru_cache(maxsize=1 << 20)
+def moves_with_flips(player: int, opponent: int) -> tuple[tuple[int, int], ...]:
+    """Returns ``(move, flipped discs)`` for each legal move of ``player``, ascending.
+
+    Memoised: the player look-aheads below revisit the same positions often.
+    """
+    pairs = ((square, flips(square, player, opponent)) for square in range(64))
+    return tuple((square, flipped) for square, flipped in pairs if flipped)
+
+
 def moves_of(player: int, opponent: int) -> tuple[int, ...]:
     """Returns the legal moves of ``player`` against ``opponent``, ascending."""
-    return tuple(square for square in range(64) if flips(square, player, opponent))
-
-
-def moves_mask(player: int, opponent: int) -> int:
-    """Returns the legal moves of ``player`` as a mask."""
-    return mask_of(moves_of(player, opponent))
+    return tuple(square for square, _ in moves_with_flips(player, opponent))
 
 
 def legal_moves(position: Position) -> tuple[int, ...]:
@@ -180,7 +184,7 @@ def play(position: Position, square: int) -> Position:
     """
     if square == PASS:
         return pass_turn(position)
-    flipped = flips(square, position.player, position.opponent)
+    flipped = dict(moves_with_flips(position.player, position.opponent)).get(square, 0)
     if not flipped:
         raise ValueError(f"illegal move {square_name(square)} in {to_text(position)}")
     player = position.player | flipped | 1 << square
@@ -232,7 +236,8 @@ def divide(position: Position, depth: int) -> dict[int, int]:
 # --- random positions -------------------------------------------------------------
 
 
-def random_game(seed: int) -> list[Position]:
+@lru_cache(maxsize=4096)
+def random_game(seed: int) -> tuple[Position, ...]:
     """Returns every position of one uniformly random game, start to finish."""
     rng = random.Random(seed)
     position = start_position()
@@ -241,7 +246,7 @@ def random_game(seed: int) -> list[Position]:
         moves = legal_moves(position)
         position = play(position, rng.choice(moves)) if moves else pass_turn(position)
         positions.append(position)
-    return positions
+    return tuple(positions)
 
 
 def random_position(seed: int, plies: int) -> Position:
@@ -363,7 +368,8 @@ def negamax(
 ) -> float:
     """Returns the plain minimax value for the side to move (no pruning).
 
-    A finished game is its disc difference times 1e6; a pass costs no depth.
+    A finished game is its disc difference times 1e6 at any remaining depth,
+    the horizon (depth 0) included; a pass costs no depth.
     """
     moves = legal_moves(position)
     if not moves and not moves_of(position.opponent, position.player):

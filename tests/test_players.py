@@ -1,0 +1,290 @@
+"""Players: each kind's defining behaviour on hand-built positions, and the
+scores of every kind against the reference recursions on seeded random positions.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+
+import pytest
+
+import reference as ref
+from engine import PASS, Board, Player, parse_square
+
+EMPTY_ROW = "--------"
+# Black to move: e1 flips three discs and leaves white one reply; e5 flips one
+# and leaves white none.
+FLIP_MOST = ["XOOO----", EMPTY_ROW, "--X-----", "---O----"] + [EMPTY_ROW] * 4
+# Black to move: a1 (a corner), c4 and e5 each flip one disc.
+CORNER = [EMPTY_ROW, "-O------", "--X-----", "---OX---"] + [EMPTY_ROW] * 4
+# Black to move: c1 flips b1 and b2 and wipes white out; c3 flips b2 only.
+WIPE_OUT = ["XO------", "-O------", "X-------"] + [EMPTY_ROW] * 5
+# The opening after f5, white to move (parallel f4, perpendicular f6, diagonal d6).
+AFTER_F5 = "---------------------------OX------XXX-------------------------- O"
+# White to move without a move (a1 black, b1 white); black can play c1.
+WHITE_MUST_PASS = "XO" + "-" * 62 + " O"
+
+CORNER_TABLE = tuple(10.0 if square in (0, 7, 56, 63) else 1.0 for square in range(64))
+
+
+def board_of(rows: list[str], side: str) -> Board:
+    """Returns the board of 8 rows written rank 1 first, a..h left to right."""
+    return Board.from_text("".join(rows) + " " + side)
+
+
+def position_of(board: Board) -> ref.Position:
+    return ref.parse_text(board.to_text())
+
+
+def squares(*names: str) -> set[int]:
+    return {parse_square(name) for name in names}
+
+
+def chosen(player: Player, board: Board, seeds: Sequence[int] = range(20)) -> Counter[int]:
+    return Counter(player.choose(board, seed) for seed in seeds)
+
+
+# --- defining behaviours -------------------------------------------------------------
+
+
+def test_nhand_1_takes_the_move_flipping_most() -> None:
+    board = board_of(FLIP_MOST, "X")
+    assert ref.best_moves("nhand", ref.player_scores("nhand", position_of(board))) == squares("e1")
+    assert Player("nhand", 1).scores(board) == {parse_square("e1"): 5.0, parse_square("e5"): 1.0}
+    assert chosen(Player("nhand", 1), board) == {parse_square("e1"): 20}
+
+
+def test_nleast_1_leaves_the_fewest_replies() -> None:
+    board = board_of(FLIP_MOST, "X")
+    assert Player("nleast", 1).scores(board) == {parse_square("e1"): 1, parse_square("e5"): 0}
+    assert chosen(Player("nleast", 1), board) == {parse_square("e5"): 20}
+
+
+def test_nleast_and_nmost_in_the_opening() -> None:
+    # White's f6 leaves black 4 replies (f4 and d6 leave 5) and gives white the
+    # most moves on its next turn; two turns on, d6 leaves black the fewest
+    # replies and f4 gives white the most moves.
+    board = Board.from_text(AFTER_F5)
+    position = position_of(board)
+    for kind, depth, best in [("nleast", 1, "f6"), ("nmost", 1, "f6"), ("nleast", 2, "d6"), ("nmost", 2, "f4")]:
+        expected = ref.player_scores(kind, position, depth)
+        assert ref.best_moves(kind, expected) == squares(best), (kind, depth)
+        assert Player(kind, depth).scores(board) == pytest.approx(expected, rel=1e-9)
+        assert chosen(Player(kind, depth), board) == {parse_square(best): 20}, (kind, depth)
+    assert Player("nleast", 1).scores(board) == {
+        parse_square("f4"): 5, parse_square("d6"): 5, parse_square("f6"): 4
+    }
+
+
+@pytest.mark.parametrize("kind", ["nhand_custom", "wpc", "alphabeta"])
+def test_corner_heavy_table_takes_the_corner(kind: str) -> None:
+    board = board_of(CORNER, "X")
+    assert chosen(Player(kind, 1, CORNER_TABLE), board) == {parse_square("a1"): 20}
+    assert chosen(Player(kind, 2, CORNER_TABLE), board) == {parse_square("a1"): 20}
+
+
+def test_random_tie_break_is_reproducible_and_varies() -> None:
+    # nhand:1 scores a1, c4 and e5 alike (+3 discs): the seed decides.
+    board = board_of(CORNER, "X")
+    player = Player("nhand", 1)
+    assert set(player.scores(board).values()) == {3.0}
+    counts = chosen(player, board, range(300))
+    assert set(counts) == squares("a1", "c4", "e5")
+    assert min(counts.values()) > 60  # roughly uniform, not merely possible
+    for seed in range(50):
+        assert player.choose(board, seed) == player.choose(board, seed)
+
+
+def test_start_position_ties_under_nhand() -> None:
+    board = Board()
+    counts = chosen(Player("nhand", 1), board, range(200))
+    assert set(counts) == set(board.legal_moves())
+
+
+def test_random_player_plays_every_legal_move() -> None:
+    board = Board()
+    player = Player("random")
+    counts = chosen(player, board, range(400))
+    assert set(counts) == set(board.legal_moves())
+    assert min(counts.values()) > 60
+    assert [player.choose(board, seed) for seed in range(30)] == [
+        player.choose(board, seed) for seed in range(30)
+    ]
+
+
+def test_phase_tables_switch_at_phase_move() -> None:
+    # Table 0 likes corners, table 1 hates them. The moves from CORNER lead to
+    # positions with 5 discs, move number 1.
+    board = board_of(CORNER, "X")
+    likes = [10.0 if s in (0, 7, 56, 63) else 1.0 for s in range(64)]
+    hates = [-10.0 if s in (0, 7, 56, 63) else 1.0 for s in range(64)]
+    early = Player("nhand_custom", 1, likes + hates, phase_move=2)  # move 1 < 2: table 0
+    late = Player("nhand_custom", 1, likes + hates, phase_move=1)  # move 1 >= 1: table 1
+    assert chosen(early, board) == {parse_square("a1"): 20}
+    assert parse_square("a1") not in chosen(late, board)
+    for player in (early, late):
+        expected = ref.player_scores("nhand_custom", position_of(board), 1, likes + hates, player.phase_move)
+        assert player.scores(board) == pytest.approx(expected, rel=1e-9)
+
+
+def test_alphabeta_2_sees_a_winning_finish() -> None:
+    # c1 wipes white out but sits on a hated square; c3 is loved.
+    board = board_of(WIPE_OUT, "X")
+    weights = [0.0] * 64
+    weights[parse_square("c1")], weights[parse_square("c3")] = -100.0, 100.0
+    scores = Player("alphabeta", 2, weights).scores(board)
+    assert scores[parse_square("c1")] == 5 * 1e6
+    assert chosen(Player("alphabeta", 2, weights), board) == {parse_square("c1"): 20}
+
+
+def test_alphabeta_1_scores_a_finished_game_as_a_win() -> None:
+    # The same at depth 1: the position after c1 is a finished game, worth
+    # (final disc difference) * 1e6 whatever the remaining depth.
+    board = board_of(WIPE_OUT, "X")
+    weights = [0.0] * 64
+    weights[parse_square("c1")], weights[parse_square("c3")] = -100.0, 100.0
+    expected = ref.player_scores("alphabeta", position_of(board), 1, weights)
+    assert expected[parse_square("c1")] == 5 * 1e6
+    assert Player("alphabeta", 1, weights).scores(board) == pytest.approx(expected, rel=1e-9)
+
+
+def test_nhand_stops_at_a_pass() -> None:
+    # After e5, white must pass: nhand:3 scores e5 by the position right after it.
+    board = board_of(FLIP_MOST, "X")
+    position = position_of(board)
+    assert ref.must_pass(ref.play(position, parse_square("e5")))
+    for depth in (1, 2, 3):
+        scores = Player("nhand", depth).scores(board)
+        assert scores[parse_square("e5")] == 1.0
+        assert scores == pytest.approx(ref.player_scores("nhand", position, depth), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("kind", "weights"),
+    [("random", None), ("nhand", None), ("nhand_custom", CORNER_TABLE), ("nleast", None),
+     ("nmost", None), ("alphabeta", CORNER_TABLE)],
+)
+def test_a_player_without_a_move_passes(kind: str, weights: tuple[float, ...] | None) -> None:
+    board = Board.from_text(WHITE_MUST_PASS)
+    player = Player(kind, 2 if kind != "random" else 1, weights)
+    assert player.choose(board, 0) == PASS
+    if kind != "random":
+        assert player.scores(board) == {}
+
+
+def test_eps_one_plays_uniformly_at_random() -> None:
+    board = board_of(FLIP_MOST, "X")
+    assert chosen(Player("nhand", 1, eps=0.0), board, range(100)) == {parse_square("e1"): 100}
+    counts = chosen(Player("nhand", 1, eps=1.0), board, range(200))
+    assert set(counts) == squares("e1", "e5")
+    assert min(counts.values()) > 60
+
+
+def test_eps_half_mixes() -> None:
+    board = board_of(FLIP_MOST, "X")
+    counts = chosen(Player("nhand", 1, eps=0.5), board, range(400))
+    # e1 is played when greedy (1/2) or by the random half (1/4): about 3/4.
+    assert 0.6 < counts[parse_square("e1")] / 400 < 0.9
+
+
+def test_random_player_has_no_scores() -> None:
+    with pytest.raises(ValueError):
+        Player("random").scores(Board())
+
+
+# --- scores against the reference on random positions -----------------------------------
+
+
+@lru_cache(maxsize=None)
+def scored_positions() -> tuple[ref.Position, ...]:
+    """Returns 300 seeded random positions spread over the whole game (passes and ends included).
+
+    Every case scores a prefix of the same list, so the reference's memoised
+    move generator serves them all.
+    """
+    rng = random.Random("scored-positions")
+    return tuple(ref.random_position(rng.randrange(10**9), rng.randrange(61)) for _ in range(300))
+
+
+def random_positions(count: int) -> tuple[ref.Position, ...]:
+    return scored_positions()[:count]
+
+
+def random_weights(size: int, salt: str) -> list[float]:
+    rng = random.Random(f"weights-{salt}")
+    return [rng.uniform(-1.0, 1.0) for _ in range(size)]
+
+
+# (kind, depth, weights size or 0, phase_move, positions)
+SCORE_CASES = [
+    ("nhand", 1, 0, 40, 300),
+    ("nhand", 2, 0, 40, 300),
+    ("nhand", 3, 0, 40, 20),
+    ("nhand_custom", 1, 64, 40, 300),
+    ("nhand_custom", 2, 64, 40, 300),
+    ("nhand_custom", 2, 128, 30, 300),
+    ("wpc", 1, 128, 20, 300),
+    ("nleast", 1, 0, 40, 300),
+    ("nleast", 2, 0, 40, 30),
+    ("nmost", 1, 0, 40, 300),
+    ("nmost", 2, 0, 40, 8),
+    ("alphabeta", 1, 64, 40, 300),
+    ("alphabeta", 2, 64, 40, 300),
+    ("alphabeta", 2, 128, 35, 300),
+    ("alphabeta", 3, 64, 40, 30),
+]
+SLOW_SCORE_CASES = [
+    ("nhand", 3, 0, 40, 150),
+    ("nleast", 2, 0, 40, 300),
+    ("nmost", 2, 0, 40, 150),
+    ("nleast", 3, 0, 40, 30),
+    ("nhand_custom", 3, 128, 45, 100),
+    ("alphabeta", 3, 64, 40, 300),
+    ("alphabeta", 4, 128, 50, 40),
+]
+
+
+def check_scores(kind: str, depth: int, size: int, phase_move: int, count: int) -> None:
+    salt = f"{kind}-{depth}-{size}"
+    weights = random_weights(size, salt) if size else None
+    player = Player(kind, depth, weights, phase_move=phase_move)
+    failures = []
+    for index, position in enumerate(random_positions(count)):
+        board = Board.from_text(ref.to_text(position))
+        expected = ref.player_scores(kind, position, depth, weights, phase_move)
+        actual = player.scores(board)
+        if actual != pytest.approx(expected, rel=1e-9, abs=1e-9):
+            failures.append(f"{ref.to_text(position)}: engine {actual} != reference {expected}")
+            continue
+        move = player.choose(board, index)
+        if move not in ref.best_moves(kind, expected):
+            failures.append(f"{ref.to_text(position)}: chose {move}, scores {expected}")
+    assert not failures, f"{len(failures)}/{count} positions differ, e.g.\n" + "\n".join(failures[:3])
+
+
+@pytest.mark.parametrize(("kind", "depth", "size", "phase_move", "count"), SCORE_CASES)
+def test_scores_match_reference(kind: str, depth: int, size: int, phase_move: int, count: int) -> None:
+    check_scores(kind, depth, size, phase_move, count)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("kind", "depth", "size", "phase_move", "count"), SLOW_SCORE_CASES)
+def test_scores_match_reference_deep(kind: str, depth: int, size: int, phase_move: int, count: int) -> None:
+    check_scores(kind, depth, size, phase_move, count)
+
+
+def test_wpc_is_nhand_custom() -> None:
+    weights = random_weights(64, "alias")
+    for position in random_positions(30):
+        board = Board.from_text(ref.to_text(position))
+        assert Player("wpc", 2, weights).scores(board) == Player("nhand_custom", 2, weights).scores(board)
+
+
+def test_nhand_is_nhand_custom_with_unit_weights() -> None:
+    for position in random_positions(30):
+        board = Board.from_text(ref.to_text(position))
+        assert Player("nhand", 2).scores(board) == pytest.approx(
+            Player("nhand_custom", 2, [1.0] * 64).scores(board), rel=1e-12
+        )
