@@ -12,10 +12,9 @@ cdef extern from "bitops.h" nogil:
     const uint64_t START_BLACK      # d5, e4
     const uint64_t START_WHITE      # d4, e5
     int bit_count(uint64_t x)       # population count
-    const uint64_t FILE_A, RANK_1   # the a-file and the first rank
-    const uint64_t DIAGONAL_A1H8, DIAGONAL_A8H1
     int first_bit(uint64_t x)       # index of the lowest set bit, x != 0
     int last_bit(uint64_t x)        # index of the highest set bit, x != 0
+    uint64_t LINES[64][8]           # rays from each square, see bitops.h
 
 
 cdef inline uint64_t _run_up(uint64_t P, uint64_t mask, int d) noexcept nogil:
@@ -73,25 +72,32 @@ cdef inline uint64_t _flips_below(uint64_t line, uint64_t P, uint64_t O) noexcep
     return line & (<uint64_t>0 - (last << 1)) & (<uint64_t>0 - <uint64_t>((last & stop & P) != 0))
 
 
-cdef inline uint64_t _diagonal(uint64_t main, int offset) noexcept nogil:
-    # ``main`` moved ``offset`` ranks down (offset > 0) or up (offset < 0).
-    return main >> (8 * offset) if offset >= 0 else main << (-8 * offset)
+cdef inline void init_lines() noexcept nogil:
+    """Fills LINES; every module that uses get_flips calls it once at import."""
+    cdef int square, k, file, rank
+    cdef int step_file[8]
+    cdef int step_rank[8]
+    step_file[:] = [1, 0, -1, 1, -1, 0, 1, -1]
+    step_rank[:] = [0, 1, 1, 1, 0, -1, -1, -1]
+    for square in range(64):
+        for k in range(8):
+            LINES[square][k] = 0
+            file = square % 8 + step_file[k]
+            rank = square // 8 + step_rank[k]
+            while 0 <= file < 8 and 0 <= rank < 8:
+                LINES[square][k] |= (<uint64_t>1) << (rank * 8 + file)
+                file += step_file[k]
+                rank += step_rank[k]
 
 
 cdef inline uint64_t get_flips(int square, uint64_t P, uint64_t O) noexcept nogil:
     """Returns the discs P flips by playing on ``square`` (0 if it flips none)."""
-    cdef int file = square & 7, rank = square >> 3
-    cdef uint64_t above = (~(<uint64_t>1)) << square      # squares > square
-    cdef uint64_t below = ((<uint64_t>1) << square) - 1    # squares < square
-    cdef uint64_t rank_line = RANK_1 << (8 * rank)
-    cdef uint64_t file_line = FILE_A << file
-    cdef uint64_t diagonal = _diagonal(DIAGONAL_A1H8, file - rank)
-    cdef uint64_t anti = _diagonal(DIAGONAL_A8H1, 7 - file - rank)
+    cdef const uint64_t* line = LINES[square]
     return (
-        _flips_above(rank_line & above, P, O) | _flips_below(rank_line & below, P, O)
-        | _flips_above(file_line & above, P, O) | _flips_below(file_line & below, P, O)
-        | _flips_above(diagonal & above, P, O) | _flips_below(diagonal & below, P, O)
-        | _flips_above(anti & above, P, O) | _flips_below(anti & below, P, O)
+        _flips_above(line[0], P, O) | _flips_above(line[1], P, O)
+        | _flips_above(line[2], P, O) | _flips_above(line[3], P, O)
+        | _flips_below(line[4], P, O) | _flips_below(line[5], P, O)
+        | _flips_below(line[6], P, O) | _flips_below(line[7], P, O)
     )
 
 

@@ -4,6 +4,8 @@ from libc.stdint cimport uint64_t
 
 _FULL = (1 << 64) - 1
 
+init_lines()
+
 
 cdef uint64_t perft_c(uint64_t P, uint64_t O, int depth) noexcept nogil:
     """Counts the leaves ``depth`` plies below (P, O); a pass is a ply, a finished game a leaf."""

@@ -9,18 +9,20 @@ import math
 
 import numpy as np
 
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint64_t, int32_t, uint8_t
 from libc.stdlib cimport calloc, free
 
 from engine._bitboard cimport (
-    START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves,
+    START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
 )
 
 DEF PASS = 64
 DEF MAX_PLIES = 128
 # A finished game inside a look-ahead outweighs any table score.
 DEF WIN_SCALE = 1e6
+# Relative difference below which two move scores are a tie.
+DEF TIE_TOLERANCE = 1e-9
 
 KINDS = {
     "random": KIND_RANDOM,
@@ -32,6 +34,8 @@ KINDS = {
     "alphabeta": KIND_ALPHABETA,
 }
 WEIGHTED_KINDS = ("nhand_custom", "wpc", "alphabeta")
+
+init_lines()
 
 
 # --- random numbers -------------------------------------------------------
@@ -213,7 +217,7 @@ cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, 
     """Returns the square the player picks among ``moves`` (P's legal moves), PASS if none."""
     cdef uint64_t rest
     cdef int square, choice = PASS, ties = 0
-    cdef double score, best = -INFINITY
+    cdef double score, tolerance, best = -INFINITY
     if moves == 0:
         return PASS
     if pc.kind == KIND_RANDOM or (pc.eps > 0.0 and rng_uniform(rng) < pc.eps):
@@ -223,11 +227,14 @@ cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, 
         square = first_bit(rest)
         rest &= rest - 1
         score = move_score(pc, P, O, square)
-        if score > best:
+        # Scores within rounding of each other are ties: decimal tables make
+        # mathematically equal sums differ in the last bits.
+        tolerance = TIE_TOLERANCE * (fabs(best) + 1.0) if ties else 0.0
+        if score > best + tolerance:
             best = score
             choice = square
             ties = 1
-        elif score == best:
+        elif score >= best - tolerance:
             ties += 1
             if rng_below(rng, ties) == 0:
                 choice = square

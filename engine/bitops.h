@@ -30,9 +30,10 @@ static inline int first_bit(uint64_t x) { return __builtin_ctzll(x); }
 /* Index of the highest set bit; x must not be 0. */
 static inline int last_bit(uint64_t x) { return 63 - __builtin_clzll(x); }
 
-#define FILE_A 0x0101010101010101ULL
-#define RANK_1 0x00000000000000FFULL
-#define DIAGONAL_A1H8 0x8040201008040201ULL
-#define DIAGONAL_A8H1 0x0102040810204080ULL
+/* LINES[s][k]: the squares of one line through s beyond it, for the four
+ * directions with increasing indices (k = 0..3: +1, +8, +7, +9) and then the
+ * four decreasing ones (k = 4..7). Filled by init_lines() in _bitboard.pxd;
+ * each extension module has its own copy. */
+static uint64_t LINES[64][8];
 
 #endif

@@ -1,0 +1,325 @@
+"""Evaluating a weight table (or any player) against fixed opponents.
+
+Three protocols:
+
+- ``plain``: the player and the opponents as given (``eps`` overrides both
+  players' exploration if given).
+- ``league``: the Othello League protocol of the literature (Lucas & Runarsson
+  2006, Szubert et al. 2011): both players 1-ply, each playing a uniformly random
+  legal move with probability 0.1 before each move, both colours, a draw scoring
+  1/2. The default opponent is WPC-H (``wpc:1@heuristic``).
+- ``eu``: "expected utility": the score against ``games`` tables drawn uniformly
+  from U(-1, 1), each played once with each colour, no exploration; one
+  :class:`~ga.stats.MatchSummary` labelled :data:`EU_LABEL`.
+
+Game ``i`` against an opponent gives the evaluated player black when ``i`` is
+even and white when odd. Its seed is a splitmix64 hash of ``(seed, opponent
+index, i)``, computed before the games are split among threads, so the results
+do not depend on ``workers``. This module plays games and returns numbers; it
+prints nothing and opens only the weights files that player specs name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import Player, PlayerSpec, build_player, parse_spec, play_match
+from ga.config import Config, load_config
+from ga.stats import MatchSummary
+from ga.weights import load_weights
+
+__all__ = [
+    "EU_LABEL",
+    "LEAGUE_EPS",
+    "LEAGUE_OPPONENT",
+    "PROTOCOLS",
+    "evaluate_player",
+    "game_seeds",
+    "protocol_opponents",
+    "random_tables",
+    "training_overlap",
+]
+
+PROTOCOLS = ("plain", "league", "eu")
+LEAGUE_EPS = 0.1
+LEAGUE_OPPONENT = "wpc:1@heuristic"
+EU_LABEL = "eu(random U(-1,1) tables)"
+
+PlayerSource = str | npt.ArrayLike
+Task = TypeVar("Task")
+
+_UINT64 = np.uint64
+_GOLDEN = _UINT64(0x9E3779B97F4A7C15)
+# Stream of the eu protocol's random tables, kept apart from the game seeds.
+_EU_TABLE_STREAM = 0x6575
+# Below this many games per thread, handing work to a thread costs more than it saves.
+_MIN_CHUNK = 64
+
+
+# ---------------------------------------------------------------- seeds
+
+
+def _mix64(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """Returns the splitmix64 finalizer of each value (a bijection on 64-bit integers).
+
+    Constants from Steele, Lea & Flood, "Fast splittable pseudorandom number
+    generators" (OOPSLA 2014), as in https://prng.di.unimi.it/splitmix64.c.
+    """
+    with np.errstate(over="ignore"):
+        z = values.astype(_UINT64, copy=True)
+        z = (z ^ (z >> _UINT64(30))) * _UINT64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> _UINT64(27))) * _UINT64(0x94D049BB133111EB)
+        return z ^ (z >> _UINT64(31))
+
+
+def game_seeds(seed: int, opponent_index: int, games: int) -> npt.NDArray[np.uint64]:
+    """Returns the seeds of games ``0..games-1`` against opponent ``opponent_index``.
+
+    Seed ``i`` depends only on ``(seed, opponent_index, i)``: asking for more
+    games extends the list without changing its start.
+
+    >>> bool((game_seeds(7, 1, 3) == game_seeds(7, 1, 5)[:3]).all())
+    True
+
+    :raises ValueError: if ``seed`` or ``opponent_index`` is outside ``[0, 2**64)``
+        or ``games`` is negative.
+    """
+    for label, value in (("seed", seed), ("opponent index", opponent_index)):
+        if not 0 <= value < 2**64:
+            raise ValueError(f"{label} must be in [0, 2**64), got {value}")
+    if games < 0:
+        raise ValueError(f"games must be >= 0, got {games}")
+    key = _mix64(_mix64(np.array([seed], dtype=_UINT64)) ^ _UINT64(opponent_index))
+    with np.errstate(over="ignore"):
+        counters = key + (np.arange(1, games + 1, dtype=_UINT64) * _GOLDEN)
+    return _mix64(counters)
+
+
+def random_tables(seed: int, count: int) -> npt.NDArray[np.float64]:
+    """Returns ``count`` weight tables (rows of 64) drawn uniformly from U(-1, 1)."""
+    generator = np.random.default_rng(np.random.SeedSequence([seed, _EU_TABLE_STREAM]))
+    return generator.uniform(-1.0, 1.0, size=(count, 64))
+
+
+# ---------------------------------------------------------------- players
+
+
+def _player_spec(
+    player: PlayerSource, eps: float | None
+) -> tuple[PlayerSpec, npt.NDArray[np.float64] | None]:
+    """Returns the spec of the evaluated player and its weights if given as numbers."""
+    if isinstance(player, str):
+        spec = parse_spec(player)
+        weights = None
+    else:
+        weights = np.asarray(player, dtype=np.float64).ravel()
+        if weights.size not in (64, 128):
+            raise ValueError(f"the evaluated table must have 64 (or 128) weights, got {weights.size}")
+        if not np.isfinite(weights).all():
+            raise ValueError("the evaluated table must hold finite numbers (found NaN or inf)")
+        spec = PlayerSpec("nhand_custom", 1)
+    if spec.kind == "human":
+        raise ValueError("the human player is interactive; it cannot be evaluated")
+    if eps is not None:
+        spec = dataclasses.replace(spec, eps=eps)
+    return spec, weights
+
+
+def _opponent_spec(text: str, eps: float | None) -> PlayerSpec:
+    spec = parse_spec(text)
+    if spec.kind == "human":
+        raise ValueError(f"opponent {text!r}: the human player is interactive; it cannot be an opponent")
+    return dataclasses.replace(spec, eps=eps) if eps is not None else spec
+
+
+def _check_protocol(protocol: str, eps: float | None) -> float | None:
+    """Returns the exploration rate the protocol plays with (None: as given)."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
+    if eps is not None and not (math.isfinite(eps) and 0.0 <= eps <= 1.0):
+        raise ValueError(f"eps must be a number in [0, 1], got {eps}")
+    fixed = {"league": LEAGUE_EPS, "eu": 0.0}.get(protocol)
+    if fixed is not None and eps is not None and eps != fixed:
+        raise ValueError(
+            f"the {protocol} protocol plays with eps = {fixed:g}; use protocol 'plain' to choose eps"
+        )
+    return fixed if fixed is not None else eps
+
+
+def protocol_opponents(protocol: str, opponents: Sequence[str]) -> list[str]:
+    """Returns the opponents a protocol plays: the given ones, WPC-H by default in ``league``.
+
+    :raises ValueError: for an unknown protocol, ``plain`` without opponents, or
+        ``eu`` with opponents (it plays random tables).
+    """
+    _check_protocol(protocol, None)
+    opponents = list(opponents)
+    if protocol == "eu":
+        if opponents:
+            raise ValueError("the eu protocol plays random tables; give no opponents")
+        return []
+    if protocol == "league" and not opponents:
+        return [LEAGUE_OPPONENT]
+    if not opponents:
+        raise ValueError("give at least one opponent, e.g. 'random' or 'wpc:1@heuristic'")
+    return opponents
+
+
+# ---------------------------------------------------------------- matches
+
+
+def evaluate_player(
+    player_spec: PlayerSource,
+    opponents: Sequence[str],
+    games: int,
+    *,
+    eps: float | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    protocol: str = "plain",
+) -> list[MatchSummary]:
+    """Plays ``games`` games against each opponent and returns one summary per opponent.
+
+    ``player_spec`` is a player spec (``"wpc:1@lr06"``, ``"nhand:2"``) or a weights
+    array of 64 (or 128) numbers, played as ``wpc:1``. ``eps`` overrides both
+    players' exploration. ``workers`` threads share the games; the results are
+    the same for any number of workers. In ``eu``, ``games`` is the number of
+    random tables and each is played twice.
+
+    >>> [str(summary) for summary in evaluate_player("wpc:1@lr06", ["random"], 4)]
+    ['random: +4 =0 -0 score 1.000, Elo +inf [+7, +inf]']
+
+    :raises ValueError: for a bad spec, table, protocol, ``eps``, ``games`` or
+        ``workers`` (nothing is played then).
+    :raises ga.weights.WeightsError: if a spec names an unreadable weights file.
+    """
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    games, workers, seed = int(games), int(workers), int(seed)
+    played_eps = _check_protocol(protocol, eps)
+    opponents = protocol_opponents(protocol, opponents)
+    spec, weights = _player_spec(player_spec, played_eps)
+    opponent_specs = [_opponent_spec(opponent, played_eps) for opponent in opponents]
+    if protocol == "league":
+        for label, checked in [("evaluated player", spec), *zip(opponents, opponent_specs)]:
+            if checked.depth != 1:
+                raise ValueError(
+                    f"the league protocol plays 1-ply players; {label} {checked} looks {checked.depth} ahead"
+                )
+    player = build_player(spec, weights, load_weights=load_weights)
+    if protocol == "eu":
+        return [_expected_utility(player, games, seed, workers)]
+    opponent_players = [build_player(opponent, load_weights=load_weights) for opponent in opponent_specs]
+    labels = [
+        text if played_eps is None or opponent.kind == "random" else str(opponent)
+        for text, opponent in zip(opponents, opponent_specs)
+    ]
+    colours = (np.arange(games) % 2).astype(np.uint8)
+    seeds = [game_seeds(seed, index, games) for index in range(len(opponents))]
+    # Each task is a slice [start, stop) of one opponent's games.
+    tasks = [
+        (index, start, stop)
+        for index in range(len(opponents))
+        for start, stop in _chunks(games, workers)
+    ]
+
+    def play(task: tuple[int, int, int]) -> npt.NDArray[np.int32]:
+        index, start, stop = task
+        return play_match(player, opponent_players[index], seeds[index][start:stop], colours[start:stop])
+
+    results = _run(play, tasks, workers)
+    summaries = []
+    for index, label in enumerate(labels):
+        disc_diffs = np.concatenate(
+            [diffs for (task_index, _, _), diffs in zip(tasks, results) if task_index == index]
+        )
+        summaries.append(MatchSummary.from_disc_diffs(label, disc_diffs.tolist()))
+    return summaries
+
+
+def _expected_utility(player: Player, tables: int, seed: int, workers: int) -> MatchSummary:
+    """Plays ``player`` twice (once per colour) against each of ``tables`` random tables."""
+    opponents = random_tables(seed, tables)
+    seeds = game_seeds(seed, 0, 2 * tables)
+    colours = np.array([0, 1], dtype=np.uint8)
+
+    def play(task: tuple[int, int]) -> npt.NDArray[np.int32]:
+        start, stop = task
+        diffs = [
+            play_match(
+                player, Player("nhand_custom", 1, opponents[table]), seeds[2 * table : 2 * table + 2], colours
+            )
+            for table in range(start, stop)
+        ]
+        return np.concatenate(diffs) if diffs else np.empty(0, dtype=np.int32)
+
+    results = _run(play, _chunks(tables, workers), workers)
+    return MatchSummary.from_disc_diffs(EU_LABEL, np.concatenate(results).tolist())
+
+
+def _chunks(total: int, workers: int) -> list[tuple[int, int]]:
+    """Returns ``[start, stop)`` ranges covering ``total`` items: a few per worker, none tiny."""
+    if workers == 1 or total <= _MIN_CHUNK:
+        return [(0, total)]
+    count = max(1, min(4 * workers, total // _MIN_CHUNK))
+    bounds = np.linspace(0, total, count + 1).round().astype(int)
+    return [(int(start), int(stop)) for start, stop in zip(bounds[:-1], bounds[1:]) if stop > start]
+
+
+def _run(
+    play: Callable[[Task], npt.NDArray[np.int32]], tasks: Sequence[Task], workers: int
+) -> list[npt.NDArray[np.int32]]:
+    """Returns ``[play(task) for task in tasks]``, on ``workers`` threads when more than one.
+
+    Threads give real parallelism: play_match releases the GIL during the games.
+    """
+    if workers == 1 or len(tasks) == 1:
+        return [play(task) for task in tasks]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(play, tasks))
+
+
+# ---------------------------------------------------------------- training overlap
+
+
+def training_overlap(
+    run_dir_or_config: str | os.PathLike[str] | Config, opponents: Sequence[str]
+) -> list[str]:
+    """Returns the evaluation ``opponents`` that were among a run's training opponents.
+
+    ``run_dir_or_config`` is a run directory (its ``config.toml`` is read) or a
+    :class:`~ga.config.Config`. Specs match when kind, depth and table agree;
+    exploration rates are ignored (``nhand:1,eps=0.1`` is still ``nhand:1``)
+    and weights files are compared by resolved path.
+
+    :raises ga.config.ConfigError: if the run's ``config.toml`` is missing or bad.
+    :raises ValueError: if an opponent is not a valid spec.
+    """
+    if isinstance(run_dir_or_config, Config):
+        config = run_dir_or_config
+    else:
+        config = load_config(Path(run_dir_or_config) / "config.toml")
+    trained = {_identity(opponent.spec) for opponent in config.fitness.opponents}
+    return [opponent for opponent in opponents if _identity(opponent) in trained]
+
+
+def _identity(text: str) -> tuple[str, int, str | None]:
+    """Returns what makes two opponents the same player: kind, depth and table."""
+    spec = parse_spec(text)
+    table = spec.table
+    if table is not None and not spec.table_is_builtin:
+        table = str(Path(table).resolve())
+    return spec.kind, spec.depth, table

@@ -1,0 +1,222 @@
+"""A terminal summary of a run directory (``othello-ga show RUN_DIR``).
+
+:func:`summarize_run` reads whatever files the run has written (an interrupted
+run may lack the population and weight tables) and returns text; it never
+prints. :func:`check_run_dir` is the one test of "is this a run directory"
+shared by the commands. :class:`RunDirError` is the one of :mod:`ga.runio`,
+so the command line handles both alike.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ga.runio import RunDirError
+from ga.weights import FILE_NAMES, WeightsError, load_weights
+
+__all__ = ["RUN_FILES", "RunDirError", "check_run_dir", "format_grid", "read_manifest", "summarize_run"]
+
+#: What each file of a run directory holds, in the order they are listed.
+RUN_FILES: dict[str, str] = {
+    "config.toml": "the experiment settings, every key",
+    "manifest.json": "seed, status, timing, command and versions",
+    "generations.csv": "one row per generation: win rates, fitness, diversity, timings",
+    "games.csv": "every game: generation, individual, opponent, colour, seed, disc_diff",
+    "population.csv": "the last population, one row of weights per individual",
+    "best_weights.csv": "the best individual's table (8x8, rank 1 first)",
+    "mean_weights.csv": "the population mean table (8x8, rank 1 first)",
+    "hall_of_fame.csv": "the best individuals seen",
+    "checkpoint.json": "the state to resume from",
+    "plots": "figures (othello-ga plot)",
+}
+
+
+def check_run_dir(run_dir: str | os.PathLike[str]) -> Path:
+    """Returns ``run_dir`` as a path if it holds ``manifest.json`` or ``generations.csv``.
+
+    :raises RunDirError: if it does not exist or is not a run directory.
+    """
+    path = Path(run_dir)
+    if not path.exists():
+        raise RunDirError(f"'{run_dir}' does not exist")
+    if not path.is_dir() or not ((path / "manifest.json").is_file() or (path / "generations.csv").is_file()):
+        raise RunDirError(
+            f"'{run_dir}' is not a run directory (no manifest.json or generations.csv); "
+            "run `othello-ga evolve CONFIG` first"
+        )
+    return path
+
+
+def read_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """Returns the run's ``manifest.json`` as a dict, or ``{}`` if it has none.
+
+    :raises RunDirError: if the file exists but is not a JSON object.
+    """
+    path = Path(run_dir) / "manifest.json"
+    if not path.is_file():
+        return {}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RunDirError(f"'{path}' cannot be read as JSON: {error}") from None
+    if not isinstance(manifest, dict):
+        raise RunDirError(f"'{path}' does not hold a JSON object")
+    return manifest
+
+
+def format_grid(weights: npt.ArrayLike, digits: int = 2) -> str:
+    """Returns 64 (or 128) weights as 8x8 grid(s) labelled a-h and 1-8, rank 1 at the top.
+
+    >>> print(format_grid(range(64), digits=0).splitlines()[1])
+    1  0  1  2  3  4  5  6  7
+    """
+    values = np.asarray(weights, dtype=np.float64).ravel()
+    if values.size not in (64, 128):
+        raise ValueError(f"expected 64 or 128 weights, got {values.size}")
+    cells = [f"{value:.{digits}f}" for value in values]
+    width = max(len(cell) for cell in cells) + 1
+    header = " " + "".join(f"{name:>{width}}" for name in FILE_NAMES)
+    blocks = []
+    for phase in range(values.size // 64):
+        lines = [] if values.size == 64 else [("before" if phase == 0 else "after") + " the switch move"]
+        lines.append(header)
+        for rank in range(8):
+            start = 64 * phase + 8 * rank
+            lines.append(f"{rank + 1}" + "".join(f"{cell:>{width}}" for cell in cells[start : start + 8]))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def summarize_run(run_dir: str | os.PathLike[str]) -> str:
+    """Returns a terminal summary of a run: settings, progress, win rates, files, best table.
+
+    :raises RunDirError: if ``run_dir`` is not a run directory or its manifest is unreadable.
+    """
+    path = check_run_dir(run_dir)
+    manifest = read_manifest(path)
+    generations = _read_generations(path)
+    lines = [f"Run {path}"]
+    rows: list[tuple[str, str]] = [
+        ("experiment", str(manifest.get("experiment", _experiment_name(path)) or "?")),
+        ("seed", _text(manifest.get("seed"))),
+        ("status", _status(manifest)),
+        ("generations", _generations_done(manifest, generations)),
+        ("games played", _games_played(manifest, generations)),
+        ("wall time", _wall_time(manifest)),
+        ("started", _text(manifest.get("started"))),
+        ("finished", _text(manifest.get("finished")) if manifest.get("finished") else "-"),
+    ]
+    rows += _win_rate_rows(generations)
+    if manifest.get("command"):
+        command = manifest["command"]
+        rows.append(("command", " ".join(map(str, command)) if isinstance(command, list) else str(command)))
+    lines += [f"  {label:<13} {value}" for label, value in rows]
+
+    lines += ["", "Files"]
+    for name, description in RUN_FILES.items():
+        file_path = path / name
+        if file_path.exists():
+            lines.append(f"  {str(file_path):<{_path_width(path)}}  {description}")
+    missing = [name for name in RUN_FILES if name != "plots" and not (path / name).exists()]
+    if missing:
+        lines.append(f"  missing: {', '.join(missing)}")
+
+    best_path = path / "best_weights.csv"
+    lines.append("")
+    if best_path.is_file():
+        try:
+            lines += [f"Best table ({best_path})", format_grid(load_weights(best_path))]
+        except WeightsError as error:
+            lines.append(f"Best table: {error}")
+    else:
+        lines.append("Best table: not written (the run stopped before its end)")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def _read_generations(path: Path) -> pd.DataFrame | None:
+    """Returns generations.csv, or None if it is missing, empty or unreadable."""
+    try:
+        generations = pd.read_csv(path / "generations.csv")
+    except (OSError, pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+        return None
+    if generations.empty or "generation" not in generations.columns:
+        return None
+    return generations
+
+
+def _experiment_name(path: Path) -> str:
+    from ga.plots import experiment_name  # matplotlib only when there is no manifest
+
+    return experiment_name(path)
+
+
+def _text(value: object) -> str:
+    return "?" if value is None or value == "" else str(value)
+
+
+def _status(manifest: dict[str, Any]) -> str:
+    status = manifest.get("status")
+    if status is None:
+        return "unknown (no manifest.json)"
+    if status == "running":
+        return "running (or killed without a chance to record it)"
+    if status == "interrupted":
+        return "interrupted (resume from checkpoint.json)"
+    return str(status)
+
+
+def _generations_done(manifest: dict[str, Any], generations: pd.DataFrame | None) -> str:
+    done = manifest.get("generations_done")
+    if done is None and generations is not None:
+        done = len(generations)
+    planned = manifest.get("generations_planned")
+    if planned is None:
+        return _text(done)
+    return f"{_text(done)} of {planned}"
+
+
+def _games_played(manifest: dict[str, Any], generations: pd.DataFrame | None) -> str:
+    games = manifest.get("games_played")
+    if games is None and generations is not None and "games" in generations.columns:
+        games = int(generations["games"].sum())
+    return f"{games:,}" if isinstance(games, int) else _text(games)
+
+
+def _wall_time(manifest: dict[str, Any]) -> str:
+    seconds = manifest.get("wall_s")
+    if not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        return "?"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+def _win_rate_rows(generations: pd.DataFrame | None) -> list[tuple[str, str]]:
+    if generations is None or "win_rate" not in generations.columns:
+        return [("win rate", "? (no generations recorded)")]
+    ordered = generations.sort_values("generation")
+    rates = ordered["win_rate"].astype(float)
+    first, last = ordered.iloc[0], ordered.iloc[-1]
+    best = ordered.loc[rates.idxmax()]
+    return [
+        ("win rate", f"first {first['win_rate']:.3f} (generation {int(first['generation'])}), "
+                     f"last {last['win_rate']:.3f} (generation {int(last['generation'])}), "
+                     f"best {best['win_rate']:.3f} (generation {int(best['generation'])})"),
+    ]
+
+
+def _path_width(path: Path) -> int:
+    return max(len(str(path / name)) for name in RUN_FILES)

@@ -1,0 +1,288 @@
+"""Tests for ga.evaluation: seeds, colours, workers, protocols and agreement with the literature."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ga.evaluation
+from engine import TABLES, build_player, play_match
+from ga.config import config_from_dict, config_to_toml
+from ga.evaluation import (
+    EU_LABEL,
+    LEAGUE_OPPONENT,
+    evaluate_player,
+    game_seeds,
+    protocol_opponents,
+    random_tables,
+    training_overlap,
+)
+from ga.stats import MatchSummary
+from ga.weights import format_weights
+
+# Scores measured by an independent implementation (40,000 games each). League:
+# the table as wpc:1 against wpc:1@heuristic, both with eps 0.1, both colours.
+LEAGUE_REFERENCE = {
+    "heuristic": 0.499,
+    "lr06": 0.546,
+    "sjk11": 0.481,
+    "classic": 0.383,
+    "disc": 0.195,
+}
+LEAGUE_RANDOM_MOVER = 0.192
+# The table as wpc:1 (eps 0) against a uniform random mover, both colours.
+VS_RANDOM_REFERENCE = {"lr06": 0.895, "sjk11": 0.907, "heuristic": 0.796}
+REFERENCE_GAMES = 40_000
+
+
+def within_reference(summary: MatchSummary, expected: float, z: float) -> bool:
+    """Returns whether our score and the reference differ by less than ``z`` combined standard errors."""
+    ours = summary.score
+    standard_error = math.sqrt(
+        ours * (1 - ours) / summary.games + expected * (1 - expected) / REFERENCE_GAMES
+    )
+    return abs(ours - expected) < z * standard_error
+
+
+# ---------------------------------------------------------------- seeds
+
+
+def test_game_seeds_extend_without_changing_the_start() -> None:
+    assert np.array_equal(game_seeds(3, 2, 10), game_seeds(3, 2, 100)[:10])
+    assert game_seeds(3, 2, 10).dtype == np.uint64
+
+
+def test_game_seeds_differ_across_games_opponents_and_seeds() -> None:
+    seeds = np.concatenate(
+        [game_seeds(seed, opponent, 500) for seed in (0, 1) for opponent in (0, 1, 2)]
+    )
+    assert len(np.unique(seeds)) == len(seeds)
+
+
+@pytest.mark.parametrize("seed, opponent", [(-1, 0), (2**64, 0), (0, -1)])
+def test_game_seeds_reject_out_of_range(seed: int, opponent: int) -> None:
+    with pytest.raises(ValueError):
+        game_seeds(seed, opponent, 3)
+
+
+def test_random_tables_are_uniform_and_seeded() -> None:
+    tables = random_tables(5, 200)
+    assert tables.shape == (200, 64)
+    assert tables.min() >= -1 and tables.max() < 1
+    assert abs(tables.mean()) < 0.02
+    assert np.array_equal(tables, random_tables(5, 200))
+    assert not np.array_equal(tables, random_tables(6, 200))
+
+
+# ---------------------------------------------------------------- plain protocol
+
+
+def test_self_play_scores_one_half() -> None:
+    (summary,) = evaluate_player("wpc:1@heuristic", ["wpc:1@heuristic"], 4000, eps=0.1, seed=11)
+    low, high = summary.interval
+    assert low <= 0.5 <= high
+    assert summary.games == 4000
+
+
+def test_results_are_deterministic_and_independent_of_workers() -> None:
+    opponents = ["random", "nhand:1", "wpc:1@classic,eps=0.05"]
+    first = evaluate_player("wpc:1@sjk11", opponents, 301, seed=42, workers=1)
+    assert evaluate_player("wpc:1@sjk11", opponents, 301, seed=42, workers=1) == first
+    assert evaluate_player("wpc:1@sjk11", opponents, 301, seed=42, workers=2) == first
+    assert evaluate_player("wpc:1@sjk11", opponents, 301, seed=42, workers=5) == first
+    assert evaluate_player("wpc:1@sjk11", opponents, 301, seed=43, workers=2) != first
+
+
+def test_games_alternate_colours(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def recording_play_match(first, second, seeds, colours):  # type: ignore[no-untyped-def]
+        calls.append((np.asarray(seeds).copy(), np.asarray(colours).copy()))
+        return play_match(first, second, seeds, colours)
+
+    monkeypatch.setattr(ga.evaluation, "play_match", recording_play_match)
+    evaluate_player("nhand:1", ["random", "nmost:1"], 1001, seed=3, workers=3)
+    colours = np.concatenate([call_colours for _, call_colours in calls])
+    seeds = np.concatenate([call_seeds for call_seeds, _ in calls])
+    assert len(colours) == 2 * 1001
+    # Per opponent: game i has colour i % 2, so black and white differ by at most one game.
+    per_opponent = colours.reshape(2, 1001)
+    assert (per_opponent == np.arange(1001) % 2).all()
+    assert set(seeds[:1001]) == set(game_seeds(3, 0, 1001))
+    assert set(seeds[1001:]) == set(game_seeds(3, 1, 1001))
+
+
+def test_summary_matches_the_games_played_by_hand() -> None:
+    games = 200
+    (summary,) = evaluate_player("wpc:1@lr06", ["nhand:1"], games, seed=9)
+    disc_diffs = play_match(
+        build_player("wpc:1@lr06"), build_player("nhand:1"), game_seeds(9, 0, games), np.arange(games) % 2
+    )
+    assert summary == MatchSummary.from_disc_diffs("nhand:1", disc_diffs.tolist())
+    assert summary.games == summary.wins + summary.draws + summary.losses == games
+    low, high = summary.interval
+    assert low <= summary.score <= high
+    elo_low, elo_high = summary.elo_interval
+    assert elo_low <= summary.elo <= elo_high
+
+
+def test_a_weights_array_plays_as_wpc_1() -> None:
+    by_array = evaluate_player(np.array(TABLES["lr06"]), ["random", "nhand:1"], 100, seed=1)
+    by_spec = evaluate_player("wpc:1@lr06", ["random", "nhand:1"], 100, seed=1)
+    assert by_array == by_spec
+
+
+def test_a_weights_file_in_a_spec(tmp_path: Path) -> None:
+    path = tmp_path / "lr06.csv"
+    path.write_text(format_weights(TABLES["lr06"], "csv"))
+    by_file = evaluate_player(f"wpc:1@{path}", [f"wpc:1@{path}"], 50, seed=1)
+    by_name = evaluate_player("wpc:1@lr06", ["wpc:1@lr06"], 50, seed=1)
+    assert [summary.wins for summary in by_file] == [summary.wins for summary in by_name]
+
+
+def test_eps_overrides_both_players_and_shows_in_the_label() -> None:
+    (summary,) = evaluate_player("wpc:1@lr06", ["nhand:1"], 50, eps=0.25)
+    assert summary.opponent == "nhand:1,eps=0.25"
+    (summary,) = evaluate_player("wpc:1@lr06", ["random"], 50, eps=0.25)
+    assert summary.opponent == "random"
+    (summary,) = evaluate_player("wpc:1@lr06", ["nhand:1"], 50)
+    assert summary.opponent == "nhand:1"
+
+
+@pytest.mark.parametrize(
+    "player, opponents, games, options",
+    [
+        ("wpc:1@lr06", ["random"], 0, {}),
+        ("wpc:1@lr06", ["random"], 10, {"workers": 0}),
+        ("wpc:1@lr06", ["random"], 10, {"seed": -1}),
+        ("wpc:1@lr06", ["random"], 10, {"eps": 1.5}),
+        ("wpc:1@lr06", ["random"], 10, {"protocol": "swiss"}),
+        ("wpc:1@lr06", [], 10, {}),
+        ("wpc:1@lr06", ["chess:2"], 10, {}),
+        ("wpc:1@lr06", ["human"], 10, {}),
+        ("wpc:1", ["random"], 10, {}),
+        ("human", ["random"], 10, {}),
+        (np.ones(63), ["random"], 10, {}),
+        (np.full(64, np.nan), ["random"], 10, {}),
+    ],
+)
+def test_bad_arguments_raise_value_error(
+    player: object, opponents: list[str], games: int, options: dict[str, object]
+) -> None:
+    with pytest.raises(ValueError):
+        evaluate_player(player, opponents, games, **options)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- protocols
+
+
+def test_protocol_opponents() -> None:
+    assert protocol_opponents("league", []) == [LEAGUE_OPPONENT]
+    assert protocol_opponents("league", ["random"]) == ["random"]
+    assert protocol_opponents("plain", ["random"]) == ["random"]
+    assert protocol_opponents("eu", []) == []
+    with pytest.raises(ValueError, match="eu protocol"):
+        protocol_opponents("eu", ["random"])
+
+
+def test_league_protocol_defaults_to_heuristic_with_exploration() -> None:
+    (summary,) = evaluate_player(TABLES["lr06"], [], 100, protocol="league")
+    assert summary.opponent == "wpc:1@heuristic,eps=0.1"
+    assert evaluate_player(TABLES["lr06"], [], 100, protocol="league") == evaluate_player(
+        "wpc:1@lr06,eps=0.1", ["wpc:1@heuristic,eps=0.1"], 100
+    )
+
+
+def test_league_protocol_lr06_beats_classic() -> None:
+    (summary,) = evaluate_player("wpc:1@lr06", ["wpc:1@classic"], 3000, protocol="league", seed=4)
+    assert summary.interval[0] > 0.5
+
+
+@pytest.mark.parametrize(
+    "player, opponents, eps",
+    [("alphabeta:3@lr06", [], None), ("wpc:1@lr06", ["nhand:2"], None), ("wpc:1@lr06", [], 0.2)],
+)
+def test_league_protocol_rejects_deeper_players_and_other_eps(
+    player: str, opponents: list[str], eps: float | None
+) -> None:
+    with pytest.raises(ValueError, match="league protocol"):
+        evaluate_player(player, opponents, 10, protocol="league", eps=eps)
+
+
+def test_eu_protocol_plays_each_random_table_twice() -> None:
+    (summary,) = evaluate_player(TABLES["lr06"], [], 60, protocol="eu", seed=2)
+    assert summary.opponent == EU_LABEL
+    assert summary.games == 120
+    assert summary.score > 0.6  # a good table beats most random tables
+    assert evaluate_player(TABLES["lr06"], [], 60, protocol="eu", seed=2, workers=3) == [summary]
+    assert evaluate_player(TABLES["lr06"], [], 60, protocol="eu", seed=3) != [summary]
+
+
+def test_eu_protocol_of_a_random_table_is_about_one_half() -> None:
+    (summary,) = evaluate_player(random_tables(99, 1)[0], [], 500, protocol="eu", seed=1)
+    assert 0.2 < summary.score < 0.8
+
+
+def test_eu_protocol_rejects_opponents_and_eps() -> None:
+    with pytest.raises(ValueError, match="eu protocol"):
+        evaluate_player("wpc:1@lr06", ["random"], 10, protocol="eu")
+    with pytest.raises(ValueError, match="eu protocol"):
+        evaluate_player("wpc:1@lr06", [], 10, protocol="eu", eps=0.1)
+
+
+# ---------------------------------------------------------------- training overlap
+
+
+def test_training_overlap_from_a_config_and_a_run_dir(tmp_path: Path) -> None:
+    weights = tmp_path / "w.csv"
+    weights.write_text(format_weights(TABLES["classic"], "csv"))
+    config = config_from_dict(
+        {"fitness": {"opponents": ["random", "nhand:2", "wpc:1@heuristic", f"wpc:1@{weights}"]}}
+    )
+    opponents = [
+        "random", "nhand:1", "nhand:2,eps=0.1", "nhand_custom:1@heuristic", "wpc:1@lr06",
+        f"wpc:1@{weights}", "alphabeta:2@heuristic",
+    ]
+    expected = ["random", "nhand:2,eps=0.1", "nhand_custom:1@heuristic", f"wpc:1@{weights}"]
+    assert training_overlap(config, opponents) == expected
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.toml").write_text(config_to_toml(config))
+    assert training_overlap(tmp_path / "run", opponents) == expected
+
+
+# ---------------------------------------------------------------- agreement with the literature
+
+
+@pytest.mark.parametrize("table, expected", LEAGUE_REFERENCE.items())
+def test_league_scores_agree_roughly(table: str, expected: float) -> None:
+    (summary,) = evaluate_player(f"wpc:1@{table}", [], 4000, protocol="league", seed=1, workers=2)
+    assert abs(summary.score - expected) < 0.04
+
+
+@pytest.mark.parametrize("table, expected", VS_RANDOM_REFERENCE.items())
+def test_scores_against_a_random_mover_agree_roughly(table: str, expected: float) -> None:
+    (summary,) = evaluate_player(f"wpc:1@{table}", ["random"], 4000, seed=1, workers=2)
+    assert abs(summary.score - expected) < 0.03
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "player, expected",
+    [
+        *[(f"wpc:1@{table}", score) for table, score in LEAGUE_REFERENCE.items()],
+        ("random", LEAGUE_RANDOM_MOVER),
+    ],
+)
+def test_league_scores_agree_within_the_intervals(player: str, expected: float) -> None:
+    (summary,) = evaluate_player(player, [], REFERENCE_GAMES, protocol="league", seed=1, workers=2)
+    assert within_reference(summary, expected, z=3.0), summary
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table, expected", VS_RANDOM_REFERENCE.items())
+def test_scores_against_a_random_mover_agree_within_the_intervals(table: str, expected: float) -> None:
+    (summary,) = evaluate_player(f"wpc:1@{table}", ["random"], REFERENCE_GAMES, seed=1, workers=2)
+    assert within_reference(summary, expected, z=3.0), summary
