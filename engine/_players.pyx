@@ -278,6 +278,28 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
     return bit_count(O) - bit_count(P)
 
 
+cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_move,
+                      const double* weights, int n_tables) noexcept nogil:
+    """Sets up a player; ``weights`` holds ``n_tables`` tables of 64."""
+    cdef int t, square, rank, byte
+    pc.kind = kind
+    pc.depth = depth
+    pc.eps = eps
+    pc.phase_move = phase_move
+    pc.n_tables = n_tables
+    for t in range(n_tables):
+        for square in range(64):
+            pc.weights[t][square] = weights[64 * t + square]
+        for rank in range(8):
+            # Each byte's sum is a smaller byte's sum plus its lowest disc.
+            pc.rank_sums[t][rank][0] = 0.0
+            for byte in range(1, 256):
+                pc.rank_sums[t][rank][byte] = (
+                    pc.rank_sums[t][rank][byte & (byte - 1)]
+                    + pc.weights[t][8 * rank + first_bit(<uint64_t>byte)]
+                )
+
+
 # --- Python API -----------------------------------------------------------
 
 cdef class Player:
@@ -333,24 +355,8 @@ cdef class Player:
         self.eps = eps
         self.phase_move = phase_move
         self.weights = tuple(table.tolist()) if kind in WEIGHTED_KINDS else None
-        self.c.kind = KINDS[kind]
-        self.c.depth = depth
-        self.c.eps = eps
-        self.c.phase_move = phase_move
-        self.c.n_tables = table.size // 64
         cdef const double[::1] values = table
-        cdef int t, square, rank, byte
-        for t in range(self.c.n_tables):
-            for square in range(64):
-                self.c.weights[t][square] = values[64 * t + square]
-            for rank in range(8):
-                # Each byte's sum is a smaller byte's sum plus its lowest disc.
-                self.c.rank_sums[t][rank][0] = 0.0
-                for byte in range(1, 256):
-                    self.c.rank_sums[t][rank][byte] = (
-                        self.c.rank_sums[t][rank][byte & (byte - 1)]
-                        + self.c.weights[t][8 * rank + first_bit(<uint64_t>byte)]
-                    )
+        init_player(self.c, KINDS[kind], depth, eps, phase_move, &values[0], table.size // 64)
 
     def __reduce__(self):
         return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move))
@@ -433,4 +439,77 @@ def play_match(Player first, Player second, seeds, colours=None):
                 diffs[i] = play_game_c(first.c, second.c, seed_view[i], NULL, NULL)
             else:
                 diffs[i] = -play_game_c(second.c, first.c, seed_view[i], NULL, NULL)
+    return result
+
+
+def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
+              individual, opponent, member, seeds, colours):
+    """Plays many games of table-driven players in one call and returns their disc differences.
+
+    ``tables`` (n x 64, or n x 128) are the players' weights; game ``i`` is
+    played by ``Player(kind, depth, tables[individual[i]], eps, phase_move)``
+    with colour ``colours[i]`` (0 black, 1 white) against
+    ``opponents[opponent[i]]`` or, where that entry is None, against the
+    player of ``tables[member[i]]``. The players are built once, in C, and no
+    Python runs during the games.
+    """
+    if kind not in WEIGHTED_KINDS:
+        raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
+    Player(kind, depth, np.zeros(64), eps, phase_move)  # validates the arguments
+    cdef const double[:, ::1] weights = np.ascontiguousarray(tables, dtype=np.float64)
+    if weights.shape[1] not in (64, 128):
+        raise ValueError(f"tables must have 64 or 128 columns, got {weights.shape[1]}")
+    if not np.all(np.isfinite(np.asarray(weights))):
+        raise ValueError("tables must be finite numbers (found NaN or inf)")
+    cdef const int32_t[::1] who = np.ascontiguousarray(individual, dtype=np.int32)
+    cdef const int32_t[::1] against = np.ascontiguousarray(opponent, dtype=np.int32)
+    cdef const int32_t[::1] members = np.ascontiguousarray(member, dtype=np.int32)
+    cdef const uint64_t[::1] seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
+    cdef const uint8_t[::1] colour_view = np.ascontiguousarray(colours, dtype=np.uint8)
+    cdef Py_ssize_t n_games = seed_view.shape[0], n_tables = weights.shape[0], i
+    for name, view in (("individual", who), ("opponent", against), ("member", members), ("colours", colour_view)):
+        if view.shape[0] != n_games:
+            raise ValueError(f"{name} has {view.shape[0]} entries for {n_games} seeds")
+    opponent_list = list(opponents)
+    if n_games and (np.min(who) < 0 or np.max(who) >= n_tables):
+        raise ValueError("individual indices must index the rows of tables")
+    if n_games and (np.min(against) < 0 or np.max(against) >= len(opponent_list)):
+        raise ValueError("opponent indices must index opponents")
+    if np.any(np.asarray(colour_view) > 1):
+        raise ValueError("colours must be 0 (black) or 1 (white)")
+    cdef bint needs_members = False
+    for i in range(n_games):
+        if opponent_list[against[i]] is None:
+            needs_members = True
+            if not 0 <= members[i] < n_tables:
+                raise ValueError("member indices must index the rows of tables")
+    cdef Py_ssize_t n_opponents = len(opponent_list)
+    cdef PlayerC** opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
+    cdef PlayerC* players = <PlayerC*>calloc(max(n_tables, 1), sizeof(PlayerC))
+    if opponent_c == NULL or players == NULL:
+        free(opponent_c)
+        free(players)
+        raise MemoryError()
+    for i in range(n_opponents):
+        if opponent_list[i] is not None:
+            opponent_c[i] = (<Player?>opponent_list[i]).c
+    result = np.empty(n_games, dtype=np.int32)
+    cdef int32_t[::1] diffs = result
+    cdef int code = KINDS[kind], n_weights = weights.shape[1] // 64
+    cdef const PlayerC* rival
+    try:
+        with nogil:
+            for i in range(n_tables):
+                init_player(&players[i], code, depth, eps, phase_move, &weights[i, 0], n_weights)
+            for i in range(n_games):
+                rival = opponent_c[against[i]]
+                if rival == NULL:
+                    rival = &players[members[i]]
+                if colour_view[i] == 0:
+                    diffs[i] = play_game_c(&players[who[i]], rival, seed_view[i], NULL, NULL)
+                else:
+                    diffs[i] = -play_game_c(rival, &players[who[i]], seed_view[i], NULL, NULL)
+    finally:
+        free(opponent_c)
+        free(players)
     return result

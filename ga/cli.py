@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from ga import commands
 from ga.config import ConfigError
 from ga.runio import RunDirError
 from ga.weights import WeightsError
@@ -137,17 +138,8 @@ def bench(quick: bool, repeat: int) -> None:
     click.echo(report(run_benchmarks(quick=quick, repeat=repeat)))
 
 
-def _register_result_commands() -> None:
-    from ga import commands
-
-    for name in ("plot", "compare", "export", "evaluate", "show"):
-        cli.add_command(getattr(commands, name))
-
-
-try:
-    _register_result_commands()
-except ImportError:  # pragma: no cover - the results commands are optional while being written
-    pass
+for _command in (commands.plot, commands.compare, commands.export, commands.evaluate, commands.show):
+    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> int:

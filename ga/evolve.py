@@ -45,16 +45,6 @@ if not hasattr(creator, "Individual"):
 IN_PROCESS_GAMES = 512
 
 
-def opponent_labels(config: Config) -> list[str]:
-    """Returns the opponent labels of a run's generations.csv columns."""
-    labels = [opponent.spec for opponent in config.fitness.opponents]
-    if config.fitness.coevolution:
-        labels.append(fitness.POPULATION)
-    if config.fitness.hall_of_fame_games:
-        labels.append(fitness.HALL_OF_FAME)
-    return list(dict.fromkeys(labels))
-
-
 def clone(individual: Any) -> Any:
     """Returns a copy of an individual with its fitness (``deepcopy`` is 20x slower on 64 floats)."""
     copy = creator.Individual(individual)
@@ -138,49 +128,44 @@ class Generation:
 
 
 def evaluate_generation(
-    population: list[Any], generation: int, toolbox: base.Toolbox, config: Config, champions: Sequence[Sequence[float]]
+    population: list[Any], generation: int, toolbox: base.Toolbox, config: Config, champions: Sequence[Sequence[float]],
+    workers: int = 1,
 ) -> Generation:
-    """Plays the games of every individual without fitness and sets their fitness."""
-    genome = config.population.genome
-    tables = [tuple(expand(ind, genome)) for ind in population]
-    plans = fitness.plan_generation(config, generation, tables, champions)
-    spec = _player_spec(config)
-    todo = [i for i, ind in enumerate(population) if not ind.fitness.valid]
-    tasks = [fitness.Task(spec, tables[i], plans[i]) for i in todo]
-    results = list(toolbox.map(toolbox.evaluate, tasks))
-    labels = opponent_labels(config)
-    per_label = {label: [] for label in labels}
-    game_rows = []
-    all_diffs = []
-    for i, task, diffs_per_match in zip(todo, tasks, results):
-        for match, diffs in zip(task.matches, diffs_per_match):
-            per_label[match.label].append(diffs)
-            for seed, colour, diff in zip(match.seeds.tolist(), match.colours.tolist(), diffs.tolist()):
-                game_rows.append((generation, i, match.label, "white" if colour else "black", seed, diff))
-        diffs = np.concatenate(diffs_per_match) if diffs_per_match else np.zeros(0, dtype=np.int32)
-        all_diffs.append(diffs)
-        population[i].fitness.values = (fitness.score(diffs, config.fitness.score),)
+    """Plays the games of every individual without fitness and sets their fitness.
+
+    The generation's games go to ``toolbox.map`` in one batch per worker.
+    """
+    size = len(population)
+    tables = np.array([expand(ind, config.population.genome) for ind in population])
+    if len(champions):
+        tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
+    labels = fitness.opponent_labels(config)
+    plan = fitness.plan_generation(config, generation, size, len(champions))
+    todo = np.array([not ind.fitness.valid for ind in population])
+    plan = plan.subset(todo[plan.individual])
+    player = fitness.player_args(config)
+    batches = [fitness.Batch(player, tables, labels, part) for part in fitness.split(plan, workers)]
+    diffs = np.concatenate(list(toolbox.map(toolbox.evaluate, batches))) if len(plan) else np.zeros(0, np.int32)
+    values = fitness.scores(plan.individual, diffs, size, config.fitness.score)
+    for i in np.flatnonzero(todo):
+        population[i].fitness.values = (float(values[i]),)
         population[i].born = generation
-    games = np.concatenate(all_diffs) if all_diffs else np.zeros(0, dtype=np.int32)
     record: dict[str, Any] = {
         "generation": generation,
-        "games": int(games.size),
-        "wins": int((games > 0).sum()),
-        "draws": int((games == 0).sum()),
-        "losses": int((games < 0).sum()),
-        "win_rate": fitness.score(games, "win_rate") if games.size else float("nan"),
+        "games": int(diffs.size),
+        "wins": int((diffs > 0).sum()),
+        "draws": int((diffs == 0).sum()),
+        "losses": int((diffs < 0).sum()),
+        "win_rate": fitness.score(diffs, "win_rate") if diffs.size else float("nan"),
     }
-    for label, chunks in per_label.items():
-        played = np.concatenate(chunks) if chunks else np.zeros(0)
+    for index, label in enumerate(labels):
+        played = diffs[plan.opponent == index]
         record[f"win_rate_vs_{label}"] = fitness.score(played, "win_rate") if played.size else float("nan")
-    return Generation(record, game_rows, int(games.size))
-
-
-def _player_spec(config: Config) -> tuple[str, int, float, int]:
-    from engine import parse_spec
-
-    parsed = parse_spec(config.fitness.player)
-    return (parsed.kind, parsed.depth, config.fitness.eps, config.population.phase_move)
+    colour_names = np.array(["black", "white"])[plan.colours]
+    label_names = np.array(labels, dtype=object)[plan.opponent]
+    game_rows = list(zip([generation] * len(plan), plan.individual.tolist(), label_names.tolist(),
+                         colour_names.tolist(), plan.seeds.tolist(), diffs.tolist()))
+    return Generation(record, game_rows, int(diffs.size))
 
 
 def population_statistics() -> tools.Statistics:
@@ -214,17 +199,20 @@ def games_per_generation(config: Config) -> int:
 
 
 @contextmanager
-def evaluation_map(config: Config) -> Iterator[Callable[..., Any]]:
-    """Yields the ``map`` that evaluates a generation: a process pool or the built-in map."""
+def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int]]:
+    """Yields the ``map`` that evaluates a generation and how many batches to give it.
+
+    A process pool gets one batch per worker; a small generation is played in
+    this process, where a worker round trip would cost more than the games.
+    """
     workers = resolve_workers(config)
     if workers == 1 or games_per_generation(config) < IN_PROCESS_GAMES:
-        yield map
+        yield map, 1
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     pool = multiprocessing.get_context(method).Pool(workers, initializer=_ignore_interrupts)
-    chunk = -(-config.population.size // workers)  # one message per worker and generation
     try:
-        yield partial(pool.map, chunksize=chunk)
+        yield partial(pool.map, chunksize=1), workers
         pool.close()
     finally:
         pool.terminate()
@@ -289,7 +277,7 @@ def run(
     progress: ProgressFactory | None = None,
 ) -> RunResult:
     """Runs (or, with ``resume``, continues) an experiment in ``run_dir``."""
-    labels = opponent_labels(config)
+    labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
     if resume:
         checkpoint = read_checkpoint(run_dir)
@@ -312,8 +300,8 @@ def run(
         }
         writer = RunWriter.create(run_dir, config, columns, manifest)
     manifest["generations_planned"] = config.experiment.generations
-    with evaluation_map(config) as map_function, StopRequest().installed() as stop:
-        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, stop, progress)
+    with evaluation_map(config) as (map_function, batches), StopRequest().installed() as stop:
+        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, stop, progress)
 
 
 def _loop(
@@ -323,6 +311,7 @@ def _loop(
     manifest: dict[str, Any],
     checkpoint: Checkpoint | None,
     map_function: Callable[..., Any],
+    batches: int,
     stop: StopRequest,
     progress: ProgressFactory | None,
 ) -> RunResult:
@@ -357,7 +346,7 @@ def _loop(
                 random.seed(fitness.derive_seed(seed, fitness.VARIATION, generation))
                 population = breed(population, toolbox, config)
             bred = time.perf_counter()
-            result = evaluate_generation(population, generation, toolbox, config, champions)
+            result = evaluate_generation(population, generation, toolbox, config, champions, batches)
             evaluated = time.perf_counter()
             hall_of_fame.update(population)
             best = tools.selBest(population, 1)[0]

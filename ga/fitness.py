@@ -1,18 +1,21 @@
 """Fitness by games: who each individual plays, with which seeds, and the score.
 
-Every game's seed is a hash of (run seed, generation, individual, opponent,
-game), so results never depend on the number of workers or on scheduling.
-The games themselves run in the engine's ``play_match``: no Python per move.
+A generation's games are planned as flat arrays (one entry per game) and
+played by the engine's ``play_plan`` in as few calls as there are workers: no
+Python runs per game or per move. Every game's seed is a hash of (run seed,
+generation, individual, opponent, game), so results never depend on the number
+of workers or on scheduling.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from engine import Player, build_player, play_match
+from engine import Player, build_player, parse_spec
+from engine._players import play_plan
 
 from ga.config import Config
 
@@ -23,31 +26,28 @@ POPULATION = "population"  # label of games against other members (coevolution)
 HALL_OF_FAME = "hall_of_fame"  # label of games against earlier champions
 
 _MASK = (1 << 64) - 1
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_GOLDEN = 0x9E3779B97F4A7C15
 
 
-def _mix_int(z: int) -> int:
-    # splitmix64's finaliser (Steele, Lea & Flood 2014) on Python ints.
-    z = (z + 0x9E3779B97F4A7C15) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
+def _mix(z: np.ndarray) -> np.ndarray:
+    # splitmix64's finaliser (Steele, Lea & Flood 2014), on uint64 arrays.
+    z = z + np.uint64(_GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def derive_seeds(*keys: int | np.ndarray) -> np.ndarray:
+    """Returns 64-bit seeds hashed from integer keys (arrays broadcast)."""
+    state = np.zeros(1, dtype=np.uint64)  # arrays, not scalars: numpy warns on scalar wrap-around
+    for key in keys:
+        state = _mix(state ^ np.asarray(key).astype(np.uint64))
+    return state
 
 
 def derive_seed(*keys: int) -> int:
     """Returns a 64-bit seed that is a hash of the integer ``keys``."""
-    state = 0
-    for key in keys:
-        state = _mix_int(state ^ (key & _MASK))
-    return state
-
-
-def game_seeds(base: int, count: int) -> np.ndarray:
-    """Returns ``count`` game seeds (uint64) derived from ``base``."""
-    z = np.uint64(base) + (np.arange(1, count + 1, dtype=np.uint64) * _GOLDEN)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    return int(derive_seeds(*(key & _MASK for key in keys))[0])
 
 
 def colour_pattern(colours: str, count: int) -> np.ndarray:
@@ -59,81 +59,112 @@ def colour_pattern(colours: str, count: int) -> np.ndarray:
     return (np.arange(count) % 2).astype(np.uint8)
 
 
-def _alternate(k: int) -> np.ndarray:
-    # The k-th single game against a member: black and white in turn.
-    return np.array([k % 2], dtype=np.uint8)
+def opponent_labels(config: Config) -> list[str]:
+    """Returns the labels of a run's opponents: the specs, then population and hall_of_fame."""
+    labels = [opponent.spec for opponent in config.fitness.opponents]
+    if config.fitness.coevolution:
+        labels.append(POPULATION)
+    if config.fitness.hall_of_fame_games:
+        labels.append(HALL_OF_FAME)
+    return list(dict.fromkeys(labels))
 
 
 @dataclass
-class Match:
-    """Games of one individual against one opponent."""
+class GamePlan:
+    """A generation's games, one entry per game, grouped by individual."""
 
-    label: str  # opponent spec, or POPULATION / HALL_OF_FAME
-    seeds: np.ndarray
-    colours: np.ndarray
-    opponent_weights: tuple[float, ...] | None = None  # for POPULATION / HALL_OF_FAME
+    individual: np.ndarray  # int32: the player's row in the tables
+    opponent: np.ndarray  # int32: index into opponent_labels
+    member: np.ndarray  # int32: for population / hall_of_fame games, the opponent's row in the tables
+    seeds: np.ndarray  # uint64
+    colours: np.ndarray  # uint8: 0 = the individual plays black
+
+    def __len__(self) -> int:
+        return int(self.seeds.size)
+
+    def subset(self, games: np.ndarray) -> GamePlan:
+        """Returns the plan of the selected games (a boolean mask or indices)."""
+        return GamePlan(self.individual[games], self.opponent[games], self.member[games],
+                        self.seeds[games], self.colours[games])
+
+    @staticmethod
+    def concatenate(plans: Sequence[GamePlan]) -> GamePlan:
+        """Returns the plans one after the other."""
+        return GamePlan(*(np.concatenate([getattr(p, f) for p in plans]) for f in
+                          ("individual", "opponent", "member", "seeds", "colours")))
 
 
-@dataclass
-class Task:
-    """Everything a worker needs to evaluate one individual (plain, picklable data)."""
+def plan_generation(config: Config, generation: int, size: int, champions: int = 0) -> GamePlan:
+    """Returns every game of a generation of ``size`` individuals.
 
-    player: tuple[str, int, float, int]  # kind, depth, eps, phase_move
-    weights: tuple[float, ...]
-    matches: list[Match] = field(default_factory=list)
-
-
-def plan_generation(
-    config: Config,
-    generation: int,
-    weights: Sequence[Sequence[float]],
-    champions: Sequence[Sequence[float]] = (),
-) -> list[list[Match]]:
-    """Returns the matches of every individual of a generation.
-
-    ``weights`` are the expanded tables of the population (for coevolution) and
-    ``champions`` those of the hall of fame of earlier champions.
+    Rows ``size ..`` of the tables are the ``champions`` (hall of fame of
+    earlier generations' best), played in hall_of_fame games.
     """
     fit = config.fitness
     seed = config.experiment.seed
-    n = len(weights)
-    crn = fit.common_random_numbers
     specs = [opponent.spec for opponent in fit.opponents]
+    labels = opponent_labels(config)
+    label_index = np.array([labels.index(spec) for spec in specs], dtype=np.int32)
     probabilities = np.array([opponent.weight for opponent in fit.opponents], dtype=np.float64)
     probabilities /= probabilities.sum()
     draw_rng = np.random.default_rng(derive_seed(seed, DRAWS, generation))
     if fit.draw == "all":
-        drawn = [list(range(len(specs)))] * n
-    elif crn:
-        drawn = [[int(draw_rng.choice(len(specs), p=probabilities))]] * n
+        drawn = np.tile(np.arange(len(specs)), (size, 1))
+    elif fit.common_random_numbers:
+        drawn = np.full((size, 1), draw_rng.choice(len(specs), p=probabilities))
     else:
-        drawn = [[int(j)] for j in draw_rng.choice(len(specs), size=n, p=probabilities)]
+        drawn = draw_rng.choice(len(specs), size=(size, 1), p=probabilities)
     per_opponent = fit.games_per_opponent
-    colours = colour_pattern(fit.colours, per_opponent)
-    plans: list[list[Match]] = []
-    for i in range(n):
-        who = 0 if crn else i + 1
-        matches = [
-            Match(specs[j], game_seeds(derive_seed(seed, GAMES, generation, who, j), per_opponent), colours)
-            for j in drawn[i]
-        ]
-        plans.append(matches)
-    if fit.coevolution and n > 1:
-        coevolution_rng = np.random.default_rng(derive_seed(seed, COEVOLUTION, generation))
-        for i in range(n):
-            others = coevolution_rng.choice(n - 1, size=fit.coevolution)
-            for k, other in enumerate(others):
-                other = int(other) + (other >= i)  # skip the individual itself
-                base = derive_seed(seed, GAMES, generation, i + 1, len(specs), k)
-                plans[i].append(Match(POPULATION, game_seeds(base, 1), _alternate(k), tuple(weights[other])))
+    who = np.zeros((size, 1), dtype=np.int64) if fit.common_random_numbers else np.arange(1, size + 1)[:, None]
+    bases = derive_seeds(seed, GAMES, generation, who, drawn)  # one per (individual, opponent)
+    game = np.arange(1, per_opponent + 1, dtype=np.uint64)
+    parts = [GamePlan(
+        individual=np.repeat(np.arange(size, dtype=np.int32), drawn.shape[1] * per_opponent),
+        opponent=np.repeat(label_index[drawn].ravel(), per_opponent),
+        member=np.full(drawn.size * per_opponent, -1, dtype=np.int32),
+        seeds=_mix(bases.reshape(-1, 1) + game * np.uint64(_GOLDEN)).ravel(),
+        colours=np.tile(colour_pattern(fit.colours, per_opponent), drawn.size),
+    )]
+    rng = np.random.default_rng(derive_seed(seed, COEVOLUTION, generation))
+    if fit.coevolution and size > 1:
+        others = rng.choice(size - 1, size=(size, fit.coevolution))
+        others += others >= np.arange(size)[:, None]  # never the individual itself
+        parts.append(_member_games(seed, generation, labels.index(POPULATION), others))
     if fit.hall_of_fame_games and champions:
-        champion_rng = np.random.default_rng(derive_seed(seed, COEVOLUTION, generation, 1))
-        for i in range(n):
-            picks = champion_rng.choice(len(champions), size=fit.hall_of_fame_games)
-            for k, pick in enumerate(picks):
-                base = derive_seed(seed, GAMES, generation, i + 1, len(specs) + 1, k)
-                plans[i].append(Match(HALL_OF_FAME, game_seeds(base, 1), _alternate(k), tuple(champions[int(pick)])))
-    return plans
+        picks = size + rng.choice(champions, size=(size, fit.hall_of_fame_games))
+        parts.append(_member_games(seed, generation, labels.index(HALL_OF_FAME), picks))
+    plan = GamePlan.concatenate(parts)
+    order = np.argsort(plan.individual, kind="stable")  # group each individual's games
+    return plan.subset(order)
+
+
+def _member_games(seed: int, generation: int, label: int, members: np.ndarray) -> GamePlan:
+    size, count = members.shape
+    k = np.arange(count)
+    seeds = _mix(derive_seeds(seed, GAMES, generation, np.arange(1, size + 1)[:, None], label, k[None, :]))
+    return GamePlan(
+        individual=np.repeat(np.arange(size, dtype=np.int32), count),
+        opponent=np.full(size * count, label, dtype=np.int32),
+        member=members.astype(np.int32).ravel(),
+        seeds=seeds.ravel(),
+        colours=np.tile((k % 2).astype(np.uint8), size),
+    )
+
+
+@dataclass
+class Batch:
+    """One worker's share of a generation (plain, picklable data)."""
+
+    player: tuple[str, int, float, int]  # kind, depth, eps, phase_move
+    tables: np.ndarray  # weights of the population, then of the champions
+    labels: list[str]
+    plan: GamePlan
+
+
+def player_args(config: Config) -> tuple[str, int, float, int]:
+    """Returns (kind, depth, eps, phase_move) of the evolved player."""
+    spec = parse_spec(config.fitness.player)
+    return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move)
 
 
 # --- in the worker -----------------------------------------------------------
@@ -141,32 +172,43 @@ def plan_generation(
 _OPPONENTS: dict[str, Player] = {}
 
 
-def _opponent(spec: str) -> Player:
+def _opponent(label: str) -> Player | None:
     # Opponents are built once per process: a weights file is read only once.
-    if spec not in _OPPONENTS:
+    if label in (POPULATION, HALL_OF_FAME):
+        return None
+    if label not in _OPPONENTS:
         from ga.weights import load_weights
 
-        _OPPONENTS[spec] = build_player(spec, load_weights=load_weights)
-    return _OPPONENTS[spec]
+        _OPPONENTS[label] = build_player(label, load_weights=load_weights)
+    return _OPPONENTS[label]
 
 
-def evaluate(task: Task) -> list[np.ndarray]:
-    """Plays an individual's matches and returns its disc differences per match."""
-    kind, depth, eps, phase_move = task.player
-    player = Player(kind, depth, task.weights, eps, phase_move)
-    results = []
-    for match in task.matches:
-        if match.opponent_weights is not None:
-            opponent = Player(kind, depth, match.opponent_weights, eps, phase_move)
-        else:
-            opponent = _opponent(match.label)
-        results.append(play_match(player, opponent, match.seeds, match.colours))
-    return results
+def evaluate(batch: Batch) -> np.ndarray:
+    """Plays a batch's games and returns the individual's disc difference in each."""
+    kind, depth, eps, phase_move = batch.player
+    plan = batch.plan
+    return play_plan(kind, depth, eps, phase_move, batch.tables, [_opponent(label) for label in batch.labels],
+                     plan.individual, plan.opponent, plan.member, plan.seeds, plan.colours)
 
 
-def evaluate_batch(tasks: Sequence[Task]) -> list[list[np.ndarray]]:
-    """Evaluates several individuals in one call (one message to a worker)."""
-    return [evaluate(task) for task in tasks]
+def split(plan: GamePlan, parts: int) -> list[GamePlan]:
+    """Splits a plan into at most ``parts`` runs of whole individuals with similar game counts."""
+    starts = np.flatnonzero(np.r_[True, plan.individual[1:] != plan.individual[:-1]]) if len(plan) else np.zeros(0, int)
+    boundaries = np.append(starts, len(plan))
+    targets = np.arange(1, max(parts, 1)) * len(plan) / max(parts, 1)
+    cuts = np.unique(np.concatenate([[0], boundaries[np.searchsorted(boundaries, targets)], [len(plan)]]))
+    return [plan.subset(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:])] or [plan]
+
+
+def scores(individual: np.ndarray, disc_diffs: np.ndarray, size: int, kind: str) -> np.ndarray:
+    """Returns each individual's fitness: win rate (draw = 1/2) or mean disc difference (NaN without games)."""
+    games = np.bincount(individual, minlength=size).astype(np.float64)
+    if kind == "disc_diff":
+        total = np.bincount(individual, weights=disc_diffs, minlength=size)
+    else:
+        total = np.bincount(individual, weights=(disc_diffs > 0) + 0.5 * (disc_diffs == 0), minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / games
 
 
 def score(disc_diffs: np.ndarray, kind: str) -> float:

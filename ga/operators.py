@@ -7,6 +7,7 @@ individuals in place and return a tuple.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -40,11 +41,27 @@ def cx_one_point(ind1: Individual, ind2: Individual) -> tuple[Individual, Indivi
 
 
 def mut_reset(individual: Individual, indpb: float, low: float, high: float) -> tuple[Individual]:
-    """Resets each gene with probability ``indpb`` to a uniform draw in [low, high]."""
-    for i in range(len(individual)):
-        if random.random() < indpb:
-            individual[i] = random.uniform(low, high)
+    """Resets each gene with probability ``indpb`` to a uniform draw in [low, high].
+
+    The gaps between reset genes are drawn from their geometric distribution,
+    which is the same per-gene Bernoulli process with a few draws instead of
+    one per gene.
+    """
+    if indpb <= 0.0:
+        return (individual,)
+    log_keep = math.log1p(-indpb) if indpb < 1.0 else -math.inf
+    i = _gap(log_keep)
+    while i < len(individual):
+        individual[i] = random.uniform(low, high)
+        i += 1 + _gap(log_keep)
     return (individual,)
+
+
+def _gap(log_keep: float) -> int:
+    # Genes skipped before the next reset: P(gap >= k) = (1 - indpb) ** k.
+    if log_keep == -math.inf:
+        return 0
+    return int(math.log(1.0 - random.random()) / log_keep)
 
 
 def clip(individual: Individual, low: float, high: float) -> Individual:

@@ -276,4 +276,4 @@ def now_iso() -> str:
 
 def command_line() -> str:
     """Returns the command line of this process."""
-    return " ".join([Path(sys.argv[0]).name] + sys.argv[1:])
+    return " ".join(["othello-ga"] + sys.argv[1:])
