@@ -419,12 +419,17 @@ def lowest_wins(kind: str) -> bool:
 
 
 def best_moves(kind: str, scores: dict[int, float], tolerance: float = 1e-9) -> set[int]:
-    """Returns the moves the player may choose: those tied (within tolerance) for best."""
+    """Returns the moves the player may choose: those tied for best up to rounding.
+
+    The slack (twice ``tolerance * (|best| + 1)``) is generous on purpose:
+    a tie rule that compares each score with the best seen so far may accept
+    a move up to two tolerances below the maximum.
+    """
     if not scores:
         return {PASS}
     sign = -1 if lowest_wins(kind) else 1
     best = max(sign * score for score in scores.values())
-    slack = tolerance * max(1.0, abs(best))
+    slack = 2 * tolerance * (abs(best) + 1.0)
     return {move for move, score in scores.items() if sign * score >= best - slack}
 
 

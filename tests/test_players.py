@@ -97,6 +97,20 @@ def test_random_tie_break_is_reproducible_and_varies() -> None:
         assert player.choose(board, seed) == player.choose(board, seed)
 
 
+def test_ties_up_to_rounding_are_ties() -> None:
+    # From CORNER with these weights a1 scores 0.7 + 0.1 (b2 turns black) and
+    # c4 scores 0.9 - 0.1 (b2 stays white): equal in exact arithmetic, not in
+    # floating point (0.7999999999999999 and 0.8). e5 is bad.
+    board = board_of(CORNER, "X")
+    weights = [0.0] * 64
+    for name, weight in [("a1", 0.7), ("b2", 0.1), ("c4", 0.9), ("e5", -5.0)]:
+        weights[parse_square(name)] = weight
+    player = Player("nhand_custom", 1, weights)
+    scores = player.scores(board)
+    assert scores[parse_square("a1")] == pytest.approx(scores[parse_square("c4")], rel=1e-12)
+    assert set(chosen(player, board, range(100))) == squares("a1", "c4")
+
+
 def test_start_position_ties_under_nhand() -> None:
     board = Board()
     counts = chosen(Player("nhand", 1), board, range(200))
@@ -238,8 +252,8 @@ SCORE_CASES = [
 SLOW_SCORE_CASES = [
     ("nhand", 3, 0, 40, 150),
     ("nleast", 2, 0, 40, 300),
-    ("nmost", 2, 0, 40, 150),
-    ("nleast", 3, 0, 40, 30),
+    ("nmost", 2, 0, 40, 60),
+    ("nleast", 3, 0, 40, 8),
     ("nhand_custom", 3, 128, 45, 100),
     ("alphabeta", 3, 64, 40, 300),
     ("alphabeta", 4, 128, 50, 40),
