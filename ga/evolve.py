@@ -43,6 +43,7 @@ if not hasattr(creator, "Individual"):
 # worker round trip would cost more than the games (the blog's experiment
 # plays 32 games a generation).
 IN_PROCESS_GAMES = 512
+BATCHES_PER_WORKER = 4
 
 
 def clone(individual: Any) -> Any:
@@ -202,8 +203,8 @@ def games_per_generation(config: Config) -> int:
 def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int]]:
     """Yields the ``map`` that evaluates a generation and how many batches to give it.
 
-    A process pool gets one batch per worker; a small generation is played in
-    this process, where a worker round trip would cost more than the games.
+    A process pool gets a few batches per worker; a small generation is played
+    in this process, where a worker round trip would cost more than the games.
     """
     workers = resolve_workers(config)
     if workers == 1 or games_per_generation(config) < IN_PROCESS_GAMES:
@@ -212,7 +213,9 @@ def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int]]:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     pool = multiprocessing.get_context(method).Pool(workers, initializer=_ignore_interrupts)
     try:
-        yield partial(pool.map, chunksize=1), workers
+        # Opponents differ tenfold in cost per game: several batches per
+        # worker let the pool balance the load.
+        yield partial(pool.map, chunksize=1), BATCHES_PER_WORKER * workers
         pool.close()
     finally:
         pool.terminate()
