@@ -439,6 +439,11 @@ def _check_selection(config: Config) -> None:
         raise ConfigError(
             f"config key 'selection.elitism' must be less than population.size ({size}), got {selection.elitism}"
         )
+    if selection.method in ("roulette", "stochastic-universal") and config.fitness.score == "disc_diff":
+        raise ConfigError(
+            f"config key 'selection.method': {selection.method} needs non-negative fitness; "
+            "use fitness.score = \"win_rate\" or another selection method"
+        )
     if selection.method == "adjacent-pairs":
         if size % 2:
             raise ConfigError(

@@ -28,7 +28,7 @@ from ga import fitness, operators
 from ga.config import Config, config_to_toml, load_config, with_overrides
 from ga.genome import expand, genome_length
 from ga.runio import (
-    CONFIG, Checkpoint, RunWriter, atomic_write, check_run_dir, command_line, generation_columns, now_iso, read_checkpoint,
+    CONFIG, Checkpoint, RunDirError, RunWriter, atomic_write, check_run_dir, command_line, generation_columns, now_iso, read_checkpoint,
     read_config, read_manifest, versions,
 )
 
@@ -71,9 +71,10 @@ def build_toolbox(config: Config, map_function: Callable[..., Any] = map) -> bas
     elif sel.method == "best":
         toolbox.register("select", tools.selBest)
     elif sel.method == "roulette":
-        toolbox.register("select", tools.selRoulette)
+        toolbox.register("select", operators.sel_fitness_proportional, method=tools.selRoulette)
     else:
-        toolbox.register("select", tools.selStochasticUniversalSampling)
+        toolbox.register("select", operators.sel_fitness_proportional,
+                         method=tools.selStochasticUniversalSampling)
     if cx.method == "one-point":
         toolbox.register("mate", operators.cx_one_point)
     elif cx.method == "two-point":
@@ -183,8 +184,10 @@ def population_statistics() -> tools.Statistics:
 
 
 def _ignore_interrupts() -> None:
-    # Ctrl-C reaches the whole process group: only the main process decides.
+    # Ctrl-C (and a SIGTERM to the process group, as systemd or Slurm send)
+    # reaches the workers too: only the main process decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def resolve_workers(config: Config) -> int:
@@ -278,14 +281,21 @@ def run(
     *,
     resume: bool = False,
     progress: ProgressFactory | None = None,
+    save_config: Config | None = None,
 ) -> RunResult:
-    """Runs (or, with ``resume``, continues) an experiment in ``run_dir``."""
+    """Runs (or, with ``resume``, continues) an experiment in ``run_dir``.
+
+    ``save_config`` replaces the run's config.toml once the run directory has
+    been checked (a resume that extends the run).
+    """
     labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
     if resume:
         checkpoint = read_checkpoint(run_dir)
         manifest = read_manifest(run_dir)
         writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
+        if save_config is not None:
+            atomic_write(run_dir / CONFIG, config_to_toml(save_config))  # the directory describes its run
     else:
         checkpoint = None
         manifest = {
@@ -469,7 +479,9 @@ def resume(
     path = Path(run_dir)
     check_run_dir(path)
     saved = read_config(path)
+    done = read_checkpoint(path).generation + 1
+    if generations is not None and generations < done:
+        raise RunDirError(f"'{path}' has already done {done} generations; --generations must be at least {done}")
     config = with_overrides(saved, generations=generations)
-    if config != saved:
-        atomic_write(path / CONFIG, config_to_toml(config))  # the directory describes its run
-    return run(with_overrides(config, workers=workers), path, resume=True, progress=progress)
+    return run(with_overrides(config, workers=workers), path, resume=True, progress=progress,
+               save_config=config if config != saved else None)

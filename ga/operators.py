@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 Individual = Any  # a deap creator Individual: a list of floats with .fitness
@@ -27,6 +27,17 @@ def sel_adjacent_pairs(individuals: Sequence[Individual], k: int) -> list[Indivi
     for first, second in zip(individuals[::2], individuals[1::2]):
         winners.append(first if first.fitness.values[0] > second.fitness.values[0] else second)
     return winners
+
+
+def sel_fitness_proportional(individuals: Sequence[Individual], k: int, method: Callable[..., list[Individual]]) -> list[Individual]:
+    """Returns ``method(individuals, k)`` (DEAP's roulette or SUS), or a uniform pick when all fitness is 0.
+
+    DEAP's fitness-proportional selections pick nobody when the fitness sum is
+    0, which happens early against a strong opponent.
+    """
+    if sum(ind.fitness.values[0] for ind in individuals) <= 0:
+        return [random.choice(individuals) for _ in range(k)]
+    return method(individuals, k)
 
 
 def cx_one_point(ind1: Individual, ind2: Individual) -> tuple[Individual, Individual]:

@@ -13,13 +13,15 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ga.runio import RunDirError
+
+if TYPE_CHECKING:
+    import pandas as pd
 from ga.weights import FILE_NAMES, WeightsError, load_weights
 
 __all__ = ["RUN_FILES", "RunDirError", "check_run_dir", "format_grid", "read_manifest", "summarize_run"]
@@ -146,6 +148,8 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
 
 def _read_generations(path: Path) -> pd.DataFrame | None:
     """Returns generations.csv, or None if it is missing, empty or unreadable."""
+    import pandas as pd  # here, not at the top: the CLI starts faster without it
+
     try:
         generations = pd.read_csv(path / "generations.csv")
     except (OSError, pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):

@@ -1,0 +1,268 @@
+"""The othello-ga command line: evolve, resume, bench, play and how bad input ends."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from engine import BLACK, WHITE, Board, Player, build_player
+from ga.cli import EXIT_BAD_INPUT, cli, main
+from ga.play import play_human
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "experiments" / "quick.toml"
+
+TINY_TOML = """\
+[experiment]
+name = "tiny"
+generations = 2
+
+[population]
+size = 8
+parents = 4
+
+[fitness]
+opponents = ["random"]
+
+[compute]
+workers = 1
+"""
+
+
+@pytest.fixture(autouse=True)
+def no_debug(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OTHELLO_GA_DEBUG", raising=False)
+
+
+def tree(path: Path) -> dict[str, bytes]:
+    """Returns every file under ``path`` with its bytes (directories as empty entries)."""
+    return {str(p.relative_to(path)): (p.read_bytes() if p.is_file() else b"") for p in sorted(path.rglob("*"))}
+
+
+def assert_one_error_line(stderr: str, *fragments: str) -> None:
+    lines = stderr.strip("\n").splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("othello-ga: error: "), stderr
+    assert "Traceback" not in stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+# --- evolve -------------------------------------------------------------------------------------
+
+
+def test_evolve_quick_toml(tmp_path: Path) -> None:
+    out = tmp_path / "quick"
+    result = CliRunner().invoke(cli, ["evolve", str(QUICK), "--out", str(out), "--quiet", "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert result.exception is None
+    assert f"finished 10 generations; results in {out}" in result.output
+    generations = pd.read_csv(out / "generations.csv")
+    assert len(generations) == 10
+    assert (out / "best_weights.csv").is_file() and (out / "population.csv").is_file()
+    assert not list(out.glob("*.png"))  # --no-plots
+
+
+def test_main_evolve_with_overrides_returns_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    code = main(["evolve", str(QUICK), "--out", str(out), "--quiet", "--no-plots", "--generations", "3", "--seed", "9"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "finished 3 generations" in captured.out
+    assert "seed = 9" in (out / "config.toml").read_text()
+    assert len(pd.read_csv(out / "generations.csv")) == 3
+
+
+@pytest.mark.parametrize(("name", "text", "fragments"), [
+    ("missing", None, ["does not exist"]),
+    ("unknown-key", TINY_TOML.replace("size = 8", "size = 8\nsizes = 9"), ["population.sizes"]),
+    ("bad-value", TINY_TOML.replace("size = 8", "size = -8"), ["population.size", "-8"]),
+    ("bad-type", TINY_TOML.replace("size = 8", 'size = "eight"'), ["population.size"]),
+    ("bad-opponent", TINY_TOML.replace('["random"]', '["grandmaster:3"]'), ["fitness.opponents[0].spec"]),
+    ("not-toml", "[experiment\n", ["not valid TOML"]),
+])
+def test_bad_config_exits_2_with_one_line_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    name: str, text: str | None, fragments: list[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / f"{name}.toml"
+    if text is not None:
+        config.write_text(text)
+    before = tree(tmp_path)
+    code = main(["evolve", str(config), "--out", str(tmp_path / "run"), "--quiet", "--no-plots"])
+    captured = capsys.readouterr()
+    assert code == EXIT_BAD_INPUT == 2
+    assert_one_error_line(captured.err, *fragments)
+    assert tree(tmp_path) == before  # no run directory, nothing under results/
+    # Without --out nothing is written either.
+    assert main(["evolve", str(config), "--quiet", "--no-plots"]) == 2
+    assert tree(tmp_path) == before
+
+
+def test_bad_option_value_exits_2_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["evolve", str(QUICK), "--out", str(tmp_path / "run"), "--generations", "0"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "--generations" in captured.err and "Traceback" not in captured.err
+    assert not (tmp_path / "run").exists()
+
+
+def test_existing_out_exits_2_and_leaves_the_first_run_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_TOML)
+    out = tmp_path / "run"
+    assert main(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"]) == 0
+    capsys.readouterr()
+    before = tree(tmp_path)
+    code = main(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots", "--seed", "3"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert_one_error_line(captured.err, "already exists", str(out))
+    assert tree(tmp_path) == before
+
+
+# --- resume -------------------------------------------------------------------------------------
+
+
+def test_resume_missing_directory_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["resume", str(tmp_path / "nowhere"), "--quiet", "--no-plots"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert_one_error_line(captured.err, "does not exist")
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_resume_non_run_directory_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "notes.txt").write_text("not a run\n")
+    before = tree(tmp_path)
+    code = main(["resume", str(tmp_path), "--quiet", "--no-plots"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert_one_error_line(captured.err, "not a run directory")
+    assert tree(tmp_path) == before
+
+
+def test_resume_extends_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_TOML)
+    out = tmp_path / "run"
+    assert main(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"]) == 0
+    assert main(["resume", str(out), "--generations", "4", "--quiet", "--no-plots"]) == 0
+    captured = capsys.readouterr()
+    assert "finished 4 generations" in captured.out
+    assert pd.read_csv(out / "generations.csv")["generation"].tolist() == [0, 1, 2, 3]
+
+
+# --- bench ----------------------------------------------------------------------------------------
+
+
+def test_bench_quick_prints_the_table_with_ratios() -> None:
+    result = CliRunner().invoke(cli, ["bench", "--quick", "--repeat", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["benchmark", "median", "unit", "target", "ok"]
+    for name in ("perft 8", "perft 9", "random vs random", "nhand_custom:1 vs random", "nhand_custom:1 vs nhand:2",
+                 "naive Python: random vs random"):
+        assert any(line.startswith(name + " ") for line in lines), name
+    ratios = [line for line in lines if line.startswith("ratio engine / naive Python")]
+    assert len(ratios) == 2
+    assert all(re.fullmatch(r"ratio engine / naive Python, .+: [\d,]+x", line) for line in ratios)
+    assert any(re.fullmatch(r"perft 9: \d+\.\d{3} s", line) for line in lines)
+
+
+# --- play ----------------------------------------------------------------------------------------------
+
+
+START_BOARD = "4 . . . O X . . ."
+
+
+def test_play_shows_the_board_accepts_a_move_and_ends_cleanly_on_eof() -> None:
+    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1"], input="d3\n")
+    assert result.exit_code == 0, result.output
+    assert result.exception is None
+    output = result.output
+    assert "You play black against random (seed 1)" in output
+    assert START_BOARD in output and "Legal moves: d3 c4 f5 e6" in output
+    assert "3 . . . X . . . ." in output  # d3 was played
+    assert "The computer plays" in output
+    assert output.count("Your move: ") == 2  # asked again after the computer's reply, then EOF
+    assert output.rstrip().endswith("Bye.")
+    assert "Traceback" not in output
+
+
+def test_play_rejects_bad_and_illegal_squares_with_a_reason() -> None:
+    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1"], input="z9\na1\nd3\n")
+    assert result.exit_code == 0, result.output
+    output = result.output
+    assert "invalid square name 'z9'" in output
+    assert "a1 is not a legal move here; legal moves: d3 c4 f5 e6" in output
+    assert "3 . . . X . . . ." in output
+    assert output.rstrip().endswith("Bye.")
+
+
+def test_play_as_white_lets_the_computer_move_first() -> None:
+    result = CliRunner().invoke(cli, ["play", "nhand:1", "--white", "--seed", "2"], input="")
+    assert result.exit_code == 0, result.output
+    output = result.output
+    assert "You play white against nhand:1" in output
+    assert output.index("The computer plays") < output.index("Your move: ")
+    assert output.rstrip().endswith("Bye.")
+
+
+def test_play_with_a_bad_opponent_spec_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["play", "grandmaster:9"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert_one_error_line(captured.err, "grandmaster")
+
+
+def scripted_human(said: list[str]) -> Callable[[str], str]:
+    """Returns an ``ask`` that answers the first legal move of the last "Legal moves:" line said."""
+    def ask(prompt: str) -> str:
+        assert prompt == "Your move: "
+        legal = next(line for line in reversed(said) if line.startswith("Legal moves: "))
+        return legal.split()[2]
+
+    return ask
+
+
+@pytest.mark.parametrize("human", [BLACK, WHITE])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_play_human_plays_a_whole_game(human: int, seed: int) -> None:
+    said: list[str] = []
+    board = play_human(Player("random"), human, seed, ask=scripted_human(said), say=said.append)
+    assert isinstance(board, Board) and board.is_game_over()
+    assert not any("is not a legal move" in line or "invalid square" in line for line in said)
+    black, white = board.disc_count(BLACK), board.disc_count(WHITE)
+    mine, theirs = (black, white) if human == BLACK else (white, black)
+    verdict = "You win" if mine > theirs else "You lose" if mine < theirs else "Draw"
+    assert said[-1] == f"Game over: black {black}, white {white}. {verdict}."
+    assert said[-2] == str(board)
+    assert sum(line.startswith("The computer plays") for line in said) >= 20
+
+
+def test_play_human_is_reproducible_for_a_seed() -> None:
+    games = []
+    for _ in range(2):
+        said: list[str] = []
+        play_human(build_player("random"), BLACK, 5, ask=scripted_human(said), say=said.append)
+        games.append(said)
+    assert games[0] == games[1]
+    other: list[str] = []
+    play_human(build_player("random"), BLACK, 6, ask=scripted_human(other), say=other.append)
+    assert other != games[0]
+
+
+def test_play_human_propagates_eof() -> None:
+    def ask(prompt: str) -> str:
+        raise EOFError
+
+    with pytest.raises(EOFError):
+        play_human(Player("random"), BLACK, 0, ask=ask, say=lambda line: None)

@@ -1,0 +1,344 @@
+"""Fitness by games: seeds, who plays whom (the game plan), scores, and playing a batch."""
+from __future__ import annotations
+
+from collections import Counter
+from itertools import product
+
+import numpy as np
+import pytest
+
+from engine import Player, build_player, play_match
+from ga import fitness
+from ga.config import Config, config_from_dict
+from ga.fitness import (
+    HALL_OF_FAME, POPULATION, Batch, GamePlan, derive_seed, derive_seeds, opponent_labels, plan_generation, score,
+    scores, split,
+)
+
+PLAYER = ("nhand_custom", 1, 0.0, 40)
+
+
+def make_config(seed: int = 3, size: int = 8, **fitness_keys: object) -> Config:
+    return config_from_dict({
+        "experiment": {"seed": seed},
+        "population": {"size": size, "parents": 2, "genome": "full"},
+        "selection": {"tournament_size": 2},
+        "fitness": {"opponents": ["random", "nhand:1", "nmost:1"]} | fitness_keys,
+    })
+
+
+def population_tables(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(-1, 1, (n, 64))
+
+
+def games_of(plan: GamePlan, individual: int) -> GamePlan:
+    return plan.subset(plan.individual == individual)
+
+
+def labels_of(plan: GamePlan, config: Config) -> list[str]:
+    labels = opponent_labels(config)
+    return [labels[j] for j in plan.opponent.tolist()]
+
+
+# --- seeds ----------------------------------------------------------------------------------
+
+
+def test_derive_seed_is_a_deterministic_64_bit_hash() -> None:
+    assert derive_seed(2021, 4, 7, 1, 0) == derive_seed(2021, 4, 7, 1, 0)
+    for keys in [(0,), (1, 2), (2**64 - 1, 5), (123456789, 2, 999)]:
+        seed = derive_seed(*keys)
+        assert isinstance(seed, int) and 0 <= seed < 2**64
+
+
+def test_derive_seed_differs_for_different_keys() -> None:
+    keys = [(s, stream, g, i) for s, stream, g, i in product(range(4), range(1, 6), range(8), range(9))]
+    seeds = {derive_seed(*k) for k in keys}
+    assert len(seeds) == len(keys)
+    # Order and length matter.
+    assert derive_seed(1, 2) != derive_seed(2, 1)
+    assert derive_seed(0) != derive_seed(0, 0)
+    assert derive_seed(5) != derive_seed(5, 0)
+
+
+def test_derive_seeds_broadcasts_like_derive_seed() -> None:
+    who = np.arange(1, 6)[:, None]
+    opponent = np.arange(3)[None, :]
+    seeds = derive_seeds(7, 4, 2, who, opponent)
+    assert seeds.shape == (5, 3) and seeds.dtype == np.uint64
+    for i, j in product(range(5), range(3)):
+        assert int(seeds[i, j]) == derive_seed(7, 4, 2, i + 1, j)
+
+
+def test_game_seeds_are_distinct_and_deterministic() -> None:
+    config = make_config(size=32, draw="all", games_per_opponent=50, coevolution=3, hall_of_fame_games=2)
+    plans = [plan_generation(config, generation, 32, champions=4) for generation in range(3)]
+    seeds = np.concatenate([plan.seeds for plan in plans])
+    assert seeds.dtype == np.uint64
+    assert len(seeds) == 3 * 32 * (3 * 50 + 3 + 2)
+    assert len(np.unique(seeds)) == len(seeds)
+    again = plan_generation(config, 1, 32, champions=4)
+    assert np.array_equal(again.seeds, plans[1].seeds)
+
+
+# --- planning a generation ------------------------------------------------------------------
+
+
+def test_plan_groups_each_individuals_games_and_has_one_entry_per_game() -> None:
+    config = make_config(draw="all", games_per_opponent=2, coevolution=1, hall_of_fame_games=1)
+    plan = plan_generation(config, 3, 8, champions=2)
+    assert len(plan) == 8 * (3 * 2 + 1 + 1)
+    for name in ("individual", "opponent", "member", "seeds", "colours"):
+        assert len(getattr(plan, name)) == len(plan), name
+    assert plan.individual.tolist() == sorted(plan.individual.tolist())
+    assert np.bincount(plan.individual).tolist() == [8] * 8
+
+
+def test_draw_one_gives_one_opponent_with_the_configured_probabilities() -> None:
+    config = config_from_dict({
+        "experiment": {"seed": 9},
+        "population": {"size": 32, "parents": 16},
+        "fitness": {"opponents": [{"spec": "random", "weight": 6.0}, {"spec": "nhand:1", "weight": 3.0},
+                                  {"spec": "nmost:1", "weight": 1.0}], "draw": "one", "games_per_opponent": 2},
+    })
+    counts: Counter[str] = Counter()
+    generations = 200
+    for generation in range(generations):
+        plan = plan_generation(config, generation, 32)
+        assert len(plan) == 32 * 2
+        for i in range(32):
+            labels = set(labels_of(games_of(plan, i), config))
+            assert len(labels) == 1  # both games against the one drawn opponent
+            counts[labels.pop()] += 1
+    total = 32 * generations
+    for label, probability in [("random", 0.6), ("nhand:1", 0.3), ("nmost:1", 0.1)]:
+        sd = (probability * (1 - probability) / total) ** 0.5
+        assert abs(counts[label] / total - probability) < 5 * sd, label
+
+
+def test_draw_one_differs_between_individuals_and_generations() -> None:
+    config = make_config(draw="one")
+    rows = [tuple(labels_of(plan_generation(config, g, 8), config)) for g in range(10)]
+    assert any(len(set(row)) > 1 for row in rows)
+    assert len(set(rows)) > 1
+
+
+def test_draw_all_gives_every_opponent_in_order() -> None:
+    config = make_config(draw="all", games_per_opponent=3)
+    plan = plan_generation(config, 0, 8)
+    for i in range(8):
+        games = games_of(plan, i)
+        assert labels_of(games, config) == ["random"] * 3 + ["nhand:1"] * 3 + ["nmost:1"] * 3
+        assert (games.member == -1).all()
+
+
+@pytest.mark.parametrize(("colours", "expected"), [
+    ("black", [0, 0, 0, 0, 0]), ("white", [1, 1, 1, 1, 1]), ("both", [0, 1, 0, 1, 0]),
+])
+def test_colours_and_games_per_opponent(colours: str, expected: list[int]) -> None:
+    config = make_config(draw="all", games_per_opponent=5, colours=colours)
+    plan = plan_generation(config, 2, 8)
+    for i in range(8):
+        games = games_of(plan, i)
+        for j in range(3):
+            assert games.colours[games.opponent == j].tolist() == expected
+
+
+def test_plan_is_a_function_of_seed_and_generation() -> None:
+    def flat(plan: GamePlan) -> list[list[int]]:
+        return [plan.individual.tolist(), plan.opponent.tolist(), plan.seeds.tolist(), plan.colours.tolist()]
+
+    first = flat(plan_generation(make_config(seed=5, draw="one", games_per_opponent=2), 4, 8))
+    again = flat(plan_generation(make_config(seed=5, draw="one", games_per_opponent=2), 4, 8))
+    other_seed = flat(plan_generation(make_config(seed=6, draw="one", games_per_opponent=2), 4, 8))
+    other_generation = flat(plan_generation(make_config(seed=5, draw="one", games_per_opponent=2), 5, 8))
+    assert first == again
+    assert first != other_seed and first != other_generation
+
+
+@pytest.mark.parametrize("draw", ["one", "all"])
+def test_common_random_numbers_share_opponents_and_seeds_within_a_generation(draw: str) -> None:
+    config = make_config(draw=draw, games_per_opponent=3, common_random_numbers=True)
+    per_generation = []
+    for generation in range(6):
+        plan = plan_generation(config, generation, 8)
+        signatures = set()
+        for i in range(8):
+            games = games_of(plan, i)
+            signatures.add((tuple(games.opponent.tolist()), tuple(games.seeds.tolist()), tuple(games.colours.tolist())))
+        assert len(signatures) == 1  # every individual plays the same games
+        per_generation.append(signatures.pop())
+    assert len(set(per_generation)) == 6  # but each generation plays new ones
+    if draw == "one":
+        assert len({signature[0][0] for signature in per_generation}) > 1  # and the opponent is redrawn
+
+
+def test_without_common_random_numbers_individuals_get_their_own_seeds() -> None:
+    config = make_config(draw="all", games_per_opponent=3)
+    plan = plan_generation(config, 0, 8)
+    assert len(np.unique(plan.seeds)) == len(plan)
+
+
+def test_coevolution_adds_population_games_never_against_itself() -> None:
+    config = make_config(draw="one", coevolution=3)
+    population = opponent_labels(config).index(POPULATION)
+    for generation in range(20):
+        plan = plan_generation(config, generation, 8)
+        opponents_seen = set()
+        for i in range(8):
+            games = games_of(plan, i)
+            members = games.subset(games.opponent == population)
+            assert len(games) == 4 and len(members) == 3
+            assert ((members.member >= 0) & (members.member < 8)).all()
+            assert (members.member != i).all()
+            assert members.colours.tolist() == [0, 1, 0]
+            assert (games.member[games.opponent != population] == -1).all()
+            opponents_seen.update(members.member.tolist())
+        assert len(opponents_seen) > 1
+
+
+def test_coevolution_with_two_individuals_always_pairs_them() -> None:
+    config = config_from_dict({
+        "population": {"size": 2, "parents": 2},
+        "selection": {"tournament_size": 2},
+        "fitness": {"opponents": ["random"], "coevolution": 4},
+    })
+    plan = plan_generation(config, 0, 2)
+    population = opponent_labels(config).index(POPULATION)
+    for i in range(2):
+        games = games_of(plan, i)
+        assert games.member[games.opponent == population].tolist() == [1 - i] * 4
+
+
+def test_hall_of_fame_games_play_the_champions() -> None:
+    config = make_config(draw="one", hall_of_fame_games=2)
+    hall_of_fame = opponent_labels(config).index(HALL_OF_FAME)
+    assert len(plan_generation(config, 0, 8, champions=0)) == 8
+    plan = plan_generation(config, 1, 8, champions=3)
+    for i in range(8):
+        games = games_of(plan, i)
+        champions = games.subset(games.opponent == hall_of_fame)
+        assert len(champions) == 2
+        assert ((champions.member >= 8) & (champions.member < 11)).all()  # rows after the population
+        assert champions.colours.tolist() == [0, 1]
+
+
+def test_opponent_labels() -> None:
+    assert opponent_labels(make_config()) == ["random", "nhand:1", "nmost:1"]
+    assert opponent_labels(make_config(coevolution=1, hall_of_fame_games=1)) == [
+        "random", "nhand:1", "nmost:1", POPULATION, HALL_OF_FAME]
+
+
+# --- splitting among workers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 5, 8, 20])
+def test_split_partitions_the_plan_into_whole_individuals(parts: int) -> None:
+    config = make_config(draw="one", games_per_opponent=3, coevolution=2)
+    plan = plan_generation(config, 1, 8)
+    pieces = split(plan, parts)
+    assert 1 <= len(pieces) <= parts
+    joined = GamePlan.concatenate(pieces)
+    for name in ("individual", "opponent", "member", "seeds", "colours"):
+        assert np.array_equal(getattr(joined, name), getattr(plan, name)), name
+    owners = [set(piece.individual.tolist()) for piece in pieces]
+    assert all(owners) and sum(len(o) for o in owners) == 8  # no individual is split
+    if parts <= 8:
+        assert len(pieces) == parts
+        assert max(len(p) for p in pieces) - min(len(p) for p in pieces) <= 2 * 5  # similar sizes
+
+
+def test_split_of_a_subset_of_individuals() -> None:
+    plan = plan_generation(make_config(draw="all"), 0, 8)
+    plan = plan.subset(np.isin(plan.individual, [2, 5, 6]))
+    pieces = split(plan, 2)
+    assert np.array_equal(GamePlan.concatenate(pieces).seeds, plan.seeds)
+    assert sorted(len(set(p.individual.tolist())) for p in pieces) == [1, 2]
+
+
+# --- scores ---------------------------------------------------------------------------------
+
+
+def test_win_rate_counts_a_draw_as_half() -> None:
+    assert score(np.array([10, -4, 0, 2]), "win_rate") == pytest.approx(2.5 / 4)
+    assert score(np.array([0, 0]), "win_rate") == 0.5
+    assert score(np.array([-64]), "win_rate") == 0.0
+    assert score(np.array([1, 1, 1]), "win_rate") == 1.0
+
+
+def test_disc_diff_is_the_mean_disc_difference() -> None:
+    assert score(np.array([10, -4, 0, 2]), "disc_diff") == pytest.approx(2.0)
+    assert score(np.array([-64, 0], dtype=np.int32), "disc_diff") == -32.0
+
+
+def test_score_of_no_games_is_zero() -> None:
+    assert score(np.zeros(0, dtype=np.int32), "win_rate") == 0.0
+    assert score(np.zeros(0, dtype=np.int32), "disc_diff") == 0.0
+
+
+@pytest.mark.parametrize("kind", ["win_rate", "disc_diff"])
+def test_scores_per_individual_equal_score_of_its_games(kind: str) -> None:
+    individual = np.array([0, 0, 0, 2, 2, 3], dtype=np.int32)
+    diffs = np.array([4, 0, -2, 64, -64, 0], dtype=np.int32)
+    values = scores(individual, diffs, 5, kind)
+    assert values.shape == (5,)
+    for i in (0, 2, 3):
+        assert values[i] == pytest.approx(score(diffs[individual == i], kind))
+    assert np.isnan(values[1]) and np.isnan(values[4])  # no games
+
+
+# --- playing a batch --------------------------------------------------------------------------------
+
+
+def test_evaluate_equals_play_match_for_every_game() -> None:
+    config = make_config(draw="all", games_per_opponent=4, colours="both", coevolution=2, hall_of_fame_games=2)
+    tables = population_tables(8 + 2, seed=4)  # 8 individuals, then 2 champions
+    labels = opponent_labels(config)
+    plan = plan_generation(config, 1, 8, champions=2)
+    diffs = fitness.evaluate(Batch(PLAYER, tables, labels, plan))
+    assert diffs.shape == (len(plan),)
+    assert np.all(np.abs(diffs) <= 64)
+    for g in range(len(plan)):
+        me = Player("nhand_custom", 1, tuple(tables[plan.individual[g]]))
+        label = labels[plan.opponent[g]]
+        if label in (POPULATION, HALL_OF_FAME):
+            opponent = Player("nhand_custom", 1, tuple(tables[plan.member[g]]))
+        else:
+            opponent = build_player(label)
+        expected = play_match(me, opponent, plan.seeds[g:g + 1], plan.colours[g:g + 1])
+        assert diffs[g] == expected[0], (g, label)
+
+
+def test_evaluate_uses_eps_and_phase_move_of_the_player() -> None:
+    config = make_config(draw="all", games_per_opponent=6, colours="both", coevolution=1)
+    tables = np.random.default_rng(8).uniform(-1, 1, (8, 128))
+    labels = opponent_labels(config)
+    plan = plan_generation(config, 0, 8)
+    diffs = fitness.evaluate(Batch(("nhand_custom", 2, 0.1, 30), tables, labels, plan))
+    for g in range(0, len(plan), 5):
+        me = Player("nhand_custom", 2, tuple(tables[plan.individual[g]]), 0.1, 30)
+        label = labels[plan.opponent[g]]
+        opponent = (Player("nhand_custom", 2, tuple(tables[plan.member[g]]), 0.1, 30) if label == POPULATION
+                    else build_player(label))
+        assert diffs[g] == play_match(me, opponent, plan.seeds[g:g + 1], plan.colours[g:g + 1])[0]
+
+
+def test_evaluate_of_split_batches_equals_evaluate_of_the_whole_plan() -> None:
+    config = make_config(draw="one", games_per_opponent=5, coevolution=1)
+    tables = population_tables(8, seed=5)
+    labels = opponent_labels(config)
+    plan = plan_generation(config, 2, 8)
+    whole = fitness.evaluate(Batch(PLAYER, tables, labels, plan))
+    pieces = np.concatenate([fitness.evaluate(Batch(PLAYER, tables, labels, part)) for part in split(plan, 3)])
+    assert np.array_equal(whole, pieces)
+
+
+def test_evaluate_depends_on_the_weights() -> None:
+    config = make_config(draw="all", games_per_opponent=20, colours="both")
+    tables = population_tables(8, seed=5)
+    labels = opponent_labels(config)
+    plan = plan_generation(config, 0, 8)
+    first = fitness.evaluate(Batch(PLAYER, tables, labels, plan))
+    again = fitness.evaluate(Batch(PLAYER, tables.copy(), labels, plan))
+    other = fitness.evaluate(Batch(PLAYER, -tables, labels, plan))
+    assert np.array_equal(first, again)
+    assert not np.array_equal(first, other)

@@ -1,0 +1,233 @@
+"""Variation and selection operators, and breeding one generation from another."""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+from deap import creator
+
+import ga.evolve  # noqa: F401  (creates creator.Individual)
+from ga import operators
+from ga.config import Config, config_from_dict
+from ga.evolve import breed, build_toolbox
+
+
+def individual(genes: list[float], fitness: float | None = None) -> creator.Individual:
+    ind = creator.Individual(genes)
+    if fitness is not None:
+        ind.fitness.values = (fitness,)
+    return ind
+
+
+# --- one-point crossover ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_cx_one_point_takes_each_side_of_the_drawn_cut_from_one_parent(seed: int) -> None:
+    a = [float(i) for i in range(64)]
+    b = [float(100 + i) for i in range(64)]
+    random.seed(seed)
+    cut = random.randrange(64)
+    random.seed(seed)
+    ind1, ind2 = individual(a), individual(b)
+    result = operators.cx_one_point(ind1, ind2)
+    assert result[0] is ind1 and result[1] is ind2
+    assert list(ind1) == a[:cut] + b[cut:]
+    assert list(ind2) == b[:cut] + a[cut:]
+
+
+def test_cx_one_point_cut_can_be_zero_and_then_swaps_the_parents() -> None:
+    seed = next(s for s in range(10_000) if random.Random(s).randrange(64) == 0)
+    a, b = [1.0] * 64, [2.0] * 64
+    ind1, ind2 = individual(a), individual(b)
+    random.seed(seed)
+    operators.cx_one_point(ind1, ind2)
+    assert list(ind1) == b and list(ind2) == a
+
+
+def test_cx_one_point_draws_every_cut_position() -> None:
+    random.seed(3)
+    cuts = set()
+    for _ in range(3000):
+        ind1, ind2 = individual([0.0] * 8), individual([1.0] * 8)
+        operators.cx_one_point(ind1, ind2)
+        cuts.add(list(ind1).index(1.0))
+    assert cuts == set(range(8))
+
+
+# --- reset mutation -------------------------------------------------------------------------
+
+
+def test_mut_reset_rate_is_binomial_and_values_stay_in_range() -> None:
+    random.seed(11)
+    low, high, p = -0.5, 0.25, 0.03
+    sentinel = 5.0  # outside [low, high]: a reset gene is always recognisable
+    n_individuals, length = 2000, 64
+    reset = 0
+    for _ in range(n_individuals):
+        ind = individual([sentinel] * length)
+        (mutated,) = operators.mut_reset(ind, indpb=p, low=low, high=high)
+        assert mutated is ind and len(ind) == length
+        changed = [gene for gene in ind if gene != sentinel]
+        assert all(low <= gene <= high for gene in changed)
+        reset += len(changed)
+    n = n_individuals * length
+    mean, sd = n * p, math.sqrt(n * p * (1 - p))
+    assert mean - 4 * sd <= reset <= mean + 4 * sd
+
+
+def test_mut_reset_with_probability_zero_and_one() -> None:
+    random.seed(1)
+    ind = individual([5.0] * 64)
+    operators.mut_reset(ind, indpb=0.0, low=-1.0, high=1.0)
+    assert list(ind) == [5.0] * 64
+    operators.mut_reset(ind, indpb=1.0, low=-1.0, high=1.0)
+    assert all(-1.0 <= gene <= 1.0 for gene in ind)
+    assert len(set(ind)) == 64  # uniform draws, not one value
+
+
+def test_clip_keeps_genes_in_range() -> None:
+    ind = individual([-3.0, -1.0, 0.5, 1.0, 7.0])
+    assert operators.clip(ind, -1.0, 1.0) is ind
+    assert list(ind) == [-1.0, -1.0, 0.5, 1.0, 1.0]
+
+
+# --- adjacent-pairs selection --------------------------------------------------------------
+
+
+def test_sel_adjacent_pairs_picks_the_fitter_of_each_pair_and_the_second_on_ties() -> None:
+    fitnesses = [0.1, 0.9, 0.8, 0.2, 0.5, 0.5, -1.0, -2.0]
+    population = [individual([float(i)], f) for i, f in enumerate(fitnesses)]
+    winners = operators.sel_adjacent_pairs(population, 4)
+    assert [w is population[i] for w, i in zip(winners, [1, 2, 5, 6])] == [True] * 4
+
+
+def test_sel_adjacent_pairs_compares_only_within_fixed_pairs() -> None:
+    # The pairs are fixed by position: the best two in one pair means only one survives.
+    population = [individual([float(i)], f) for i, f in enumerate([1.0, 0.99, 0.0, 0.1])]
+    winners = operators.sel_adjacent_pairs(population, 2)
+    assert winners[0] is population[0] and winners[1] is population[3]
+
+
+@pytest.mark.parametrize(("size", "k"), [(5, 2), (7, 3), (6, 2), (6, 4)])
+def test_sel_adjacent_pairs_rejects_odd_populations_and_wrong_k(size: int, k: int) -> None:
+    population = [individual([float(i)], float(i)) for i in range(size)]
+    with pytest.raises(ValueError):
+        operators.sel_adjacent_pairs(population, k)
+
+
+# --- breeding ---------------------------------------------------------------------------------
+
+
+def small_config(**sections: dict) -> Config:
+    data = {
+        "population": {"size": 10, "parents": 5},
+        "selection": {"method": "tournament", "tournament_size": 2},
+        "compute": {"workers": 1},
+    }
+    for name, values in sections.items():
+        data[name] = data.get(name, {}) | values
+    return config_from_dict(data)
+
+
+def constant_population(size: int, length: int = 64) -> list:
+    # Individual i is the constant vector i (fitness i): parents are told apart by value.
+    return [individual([float(i)] * length, float(i)) for i in range(size)]
+
+
+def test_breed_makes_population_size_individuals_elites_first() -> None:
+    config = small_config(selection={"elitism": 3, "reevaluate_elites": False})
+    toolbox = build_toolbox(config)
+    random.seed(5)
+    population = constant_population(10)
+    offspring = breed(population, toolbox, config)
+    assert len(offspring) == 10
+    elites, children = offspring[:3], offspring[3:]
+    assert [list(e) for e in elites] == [[9.0] * 64, [8.0] * 64, [7.0] * 64]
+    assert [e.fitness.values for e in elites] == [(9.0,), (8.0,), (7.0,)]
+    assert all(e is not p for e in elites for p in population)  # copies, not the parents themselves
+    assert not any(child.fitness.valid for child in children)
+    # The parents are unchanged by breeding.
+    assert [list(p) for p in population] == [[float(i)] * 64 for i in range(10)]
+
+
+def test_breed_deletes_elite_fitness_when_reevaluating() -> None:
+    config = small_config(selection={"elitism": 2, "reevaluate_elites": True})
+    toolbox = build_toolbox(config)
+    random.seed(5)
+    offspring = breed(constant_population(10), toolbox, config)
+    assert [list(e) for e in offspring[:2]] == [[9.0] * 64, [8.0] * 64]
+    assert not any(ind.fitness.valid for ind in offspring)
+
+
+def test_breed_mates_two_distinct_parents() -> None:
+    # Adjacent pairs select 5 distinct individuals; uniform crossover of two
+    # different constant vectors gives a child with both values (all one value
+    # with probability 2**-63 per child), so a child with one value means its
+    # two parents were the same individual.
+    config = small_config(
+        population={"size": 10, "parents": 5},
+        selection={"method": "adjacent-pairs", "elitism": 0},
+        crossover={"method": "uniform", "probability": 1.0, "gene_probability": 0.5},
+        mutation={"gene_probability": 0.0},
+    )
+    toolbox = build_toolbox(config)
+    mates: list[tuple[float, float]] = []
+    mate = toolbox.mate
+
+    def recording_mate(first: Any, second: Any) -> tuple[Any, Any]:
+        mates.append((first[0], second[0]))  # constant vectors: gene 0 names the parent
+        return mate(first, second)
+
+    toolbox.register("mate", recording_mate)
+    winners = {1.0, 3.0, 5.0, 7.0, 9.0}  # the second of each pair is fitter
+    for seed in range(30):
+        random.seed(seed)
+        offspring = breed(constant_population(10), toolbox, config)
+        assert len(offspring) == 10
+        for child in offspring:
+            values = set(child)
+            assert len(values) == 2, "a child of one parent with itself"
+            assert values <= winners
+    assert len(mates) == 30 * 10
+    assert all(first != second for first, second in mates)
+
+
+def test_breed_without_crossover_or_mutation_copies_selected_parents() -> None:
+    config = small_config(
+        selection={"method": "adjacent-pairs", "elitism": 0},
+        crossover={"probability": 0.0},
+        mutation={"gene_probability": 0.0},
+    )
+    toolbox = build_toolbox(config)
+    random.seed(2)
+    offspring = breed(constant_population(10), toolbox, config)
+    assert {child[0] for child in offspring} <= {1.0, 3.0, 5.0, 7.0, 9.0}
+    assert all(len(set(child)) == 1 for child in offspring)
+
+
+def test_breed_gaussian_mutation_is_clipped_to_the_mutation_range() -> None:
+    config = small_config(mutation={"method": "gaussian", "sigma": 5.0, "gene_probability": 1.0, "low": -1.0, "high": 1.0})
+    toolbox = build_toolbox(config)
+    random.seed(8)
+    population = [individual([0.0] * 64, float(i)) for i in range(10)]
+    offspring = breed(population, toolbox, config)
+    genes = [g for child in offspring for g in child]
+    assert all(-1.0 <= g <= 1.0 for g in genes)
+    assert any(g in (-1.0, 1.0) for g in genes)  # sigma 5: many genes hit the bounds
+
+
+def test_breed_is_a_function_of_the_random_state() -> None:
+    config = small_config(selection={"elitism": 1})
+    toolbox = build_toolbox(config)
+    population = [individual([random.Random(i).uniform(-1, 1) for _ in range(64)], float(i % 4)) for i in range(10)]
+    random.seed(42)
+    first = [list(ind) for ind in breed(population, toolbox, config)]
+    random.seed(42)
+    second = [list(ind) for ind in breed(population, toolbox, config)]
+    random.seed(43)
+    third = [list(ind) for ind in breed(population, toolbox, config)]
+    assert first == second
+    assert first != third

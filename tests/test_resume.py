@@ -1,0 +1,398 @@
+"""Resuming runs: from checkpoints, after crashes, torn writes and signals, always to identical files."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import tomli_w
+
+from ga.config import config_from_dict, load_config
+from ga.evolve import evolve, resume
+from ga.runio import RunDirError
+
+ROOT = Path(__file__).resolve().parent.parent
+REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
+
+
+def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
+    """Returns a tiny experiment with coevolution and hall-of-fame games (its state is all in the checkpoint)."""
+    data: dict[str, dict[str, Any]] = {
+        "experiment": {"name": "tiny", "seed": 4, "generations": 6},
+        "population": {"size": 8, "parents": 4},
+        "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1, "reevaluate_elites": False},
+        "fitness": {"opponents": ["random", "nhand:1"], "draw": "one", "games_per_opponent": 3, "colours": "both",
+                    "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3},
+        "compute": {"workers": 1},
+    }
+    for name, values in sections.items():
+        data[name] = data.get(name, {}) | values
+    return data
+
+
+def generations_without_timings(run_dir: Path) -> list[list[str]]:
+    with open(run_dir / "generations.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    keep = [i for i, column in enumerate(rows[0]) if not column.endswith("_s")]
+    return [[row[i] for i in keep] for row in rows]
+
+
+def assert_same_run(first: Path, second: Path) -> None:
+    for name in REPRODUCIBLE:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), f"{name} differs"
+    assert generations_without_timings(first) == generations_without_timings(second)
+
+
+def manifest(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "manifest.json").read_text())
+
+
+class Crash(Exception):
+    """Stands for the process dying after a generation was written."""
+
+
+class CrashAfter:
+    """A progress bar that raises after ``generation`` has been written (a crash between checkpoints)."""
+
+    def __init__(self, generation: int) -> None:
+        self.generation = generation
+
+    def __call__(self, start: int, total: int) -> CrashAfter:
+        return self
+
+    def update(self, record: dict[str, Any]) -> None:
+        if record["generation"] == self.generation:
+            raise Crash
+
+    def close(self) -> None:
+        pass
+
+
+class SignalAfter(CrashAfter):
+    """A progress bar that sends the process ``signum`` after ``generation`` (like Ctrl-C during the next one)."""
+
+    def __init__(self, generation: int, signum: int) -> None:
+        super().__init__(generation)
+        self.signum = signum
+
+    def update(self, record: dict[str, Any]) -> None:
+        if record["generation"] == self.generation:
+            os.kill(os.getpid(), self.signum)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run_dir = tmp_path_factory.mktemp("reference") / "run"
+    evolve(config_from_dict(tiny()), out=run_dir)
+    return run_dir
+
+
+# --- in process ---------------------------------------------------------------------------------
+
+
+def test_extending_a_finished_run_equals_running_longer(tmp_path: Path, uninterrupted: Path) -> None:
+    run_dir = tmp_path / "run"
+    first = evolve(config_from_dict(tiny()), out=run_dir, generations=2)
+    assert first.finished and manifest(run_dir)["status"] == "finished"
+    result = resume(run_dir, generations=6)
+    assert result.finished and result.generations_done == 6
+    assert_same_run(run_dir, uninterrupted)
+    assert (run_dir / "config.toml").read_bytes() == (uninterrupted / "config.toml").read_bytes()
+    assert load_config(run_dir / "config.toml").experiment.generations == 6
+    saved = manifest(run_dir)
+    assert saved["status"] == "finished"
+    assert saved["generations_done"] == saved["generations_planned"] == 6
+    assert saved["games_played"] == manifest(uninterrupted)["games_played"]
+    assert len(result.logbook_frame()) == 6
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_resume_after_k_generations_equals_the_uninterrupted_run(tmp_path: Path, uninterrupted: Path, k: int) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny()), out=run_dir, generations=k)
+    resume(run_dir, generations=6)
+    assert_same_run(run_dir, uninterrupted)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_after_the_generation_and_resume_completes(
+    tmp_path: Path, uninterrupted: Path, signum: int
+) -> None:
+    run_dir = tmp_path / "run"
+    result = evolve(config_from_dict(tiny()), out=run_dir, progress=SignalAfter(1, signum))
+    # The signal arrived during generation 2's bookkeeping at the latest: generation 2 is saved, 3 is not.
+    assert not result.finished
+    assert result.generations_done == 2
+    assert manifest(run_dir)["status"] == "interrupted"
+    assert manifest(run_dir)["generations_done"] == 2
+    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 1
+    assert not (run_dir / "population.csv").exists()
+    assert len(generations_without_timings(run_dir)) == 1 + 2
+    # The handlers are restored after the run.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    resumed = resume(run_dir)
+    assert resumed.finished and manifest(run_dir)["status"] == "finished"
+    assert_same_run(run_dir, uninterrupted)
+
+
+def test_a_second_sigint_stops_at_once_and_the_checkpoint_is_intact(tmp_path: Path, uninterrupted: Path) -> None:
+    class TwoInterrupts(CrashAfter):
+        def update(self, record: dict[str, Any]) -> None:
+            if record["generation"] == self.generation:
+                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), signal.SIGINT)
+
+    run_dir = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        evolve(config_from_dict(tiny()), out=run_dir, progress=TwoInterrupts(2))
+    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 2
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert resume(run_dir).finished
+    assert_same_run(run_dir, uninterrupted)
+
+
+def test_resumed_logbook_equals_the_uninterrupted_one(tmp_path: Path) -> None:
+    data = tiny()
+    reference = evolve(config_from_dict(data), out=tmp_path / "reference")
+    evolve(config_from_dict(data), out=tmp_path / "run", generations=3)
+    resumed = resume(tmp_path / "run", generations=6)
+    untimed = [c for c in reference.logbook_frame().columns if not c.endswith("_s")]
+    assert len(resumed.logbook_frame()) == 6
+    pd.testing.assert_frame_equal(resumed.logbook_frame()[untimed], reference.logbook_frame()[untimed],
+                                  check_dtype=False)
+    assert [list(ind) for ind in resumed.hall_of_fame] == [list(ind) for ind in reference.hall_of_fame]
+    assert [list(ind) for ind in resumed.population] == [list(ind) for ind in reference.population]
+
+
+def test_hall_of_fame_with_tied_fitness_survives_resume(tmp_path: Path) -> None:
+    # One game per individual: fitness is 0, 1/2 or 1, so the hall of fame is full of ties
+    # and its order depends on how it is rebuilt from the checkpoint.
+    data = tiny(
+        experiment={"generations": 8},
+        fitness={"games_per_opponent": 1, "colours": "black", "coevolution": 0, "hall_of_fame_games": 1,
+                 "hall_of_fame_size": 6},
+        selection={"reevaluate_elites": True},
+    )
+    evolve(config_from_dict(data), out=tmp_path / "reference")
+    fitness = [row.split(",")[2] for row in (tmp_path / "reference" / "hall_of_fame.csv").read_text().splitlines()[1:]]
+    assert len(fitness) == 6 and len(set(fitness)) < 6  # there are ties
+    for k in (1, 2, 4, 7):
+        run_dir = tmp_path / f"resumed-{k}"
+        evolve(config_from_dict(data), out=run_dir, generations=k)
+        resume(run_dir, generations=8)
+        assert_same_run(run_dir, tmp_path / "reference")
+
+
+def test_a_crash_between_checkpoints_is_rolled_back(tmp_path: Path, uninterrupted: Path) -> None:
+    # checkpoint_every = 2: generations 0-1 and 2-3 are checkpointed; the crash comes after generation 4 was written.
+    data = tiny(output={"checkpoint_every": 2})
+    run_dir = tmp_path / "run"
+    with pytest.raises(Crash):
+        evolve(config_from_dict(data), out=run_dir, progress=CrashAfter(4))
+    assert len(generations_without_timings(run_dir)) == 1 + 5
+    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 3
+    result = resume(run_dir)
+    assert result.finished
+    assert_same_run(run_dir, uninterrupted)
+    assert manifest(run_dir)["games_played"] == manifest(uninterrupted)["games_played"]
+
+
+def test_torn_rows_after_the_checkpoint_are_dropped(tmp_path: Path, uninterrupted: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny()), out=run_dir, progress=SignalAfter(2, signal.SIGTERM))
+    with open(run_dir / "generations.csv", "a", encoding="utf-8") as handle:
+        handle.write("4,24,1")
+    with open(run_dir / "games.csv", "a", encoding="utf-8") as handle:
+        handle.write("4,0,random,bla")
+    resume(run_dir)
+    assert_same_run(run_dir, uninterrupted)
+
+
+def test_resuming_a_finished_run_changes_no_result(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
+    before = {name: (run_dir / name).read_bytes() for name in REPRODUCIBLE + ["generations.csv", "config.toml"]}
+    result = resume(run_dir)
+    assert result.finished and result.generations_done == 4
+    after = {name: (run_dir / name).read_bytes() for name in before}
+    assert after == before
+
+
+def test_resume_refuses_what_is_not_a_resumable_run(tmp_path: Path) -> None:
+    with pytest.raises(RunDirError, match="does not exist"):
+        resume(tmp_path / "missing")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "notes.txt").write_text("hello\n")
+    with pytest.raises(RunDirError, match="not a run directory"):
+        resume(tmp_path / "plain")
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
+    (run_dir / "checkpoint.json").unlink()
+    with pytest.raises(RunDirError, match="checkpoint"):
+        resume(run_dir)
+
+
+def test_resume_refuses_a_run_whose_csv_lost_rows(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
+    path = run_dir / "generations.csv"
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(RunDirError, match="damaged"):
+        resume(run_dir, generations=3)
+
+
+def test_resume_refuses_a_corrupt_checkpoint(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
+    (run_dir / "checkpoint.json").write_text('{"format": 1, "generation": ')
+    with pytest.raises(RunDirError, match="checkpoint"):
+        resume(run_dir, generations=3)
+
+
+def test_a_refused_resume_leaves_the_run_directory_unchanged(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
+    (run_dir / "checkpoint.json").unlink()
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    with pytest.raises(RunDirError, match="checkpoint"):
+        resume(run_dir, generations=5)
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
+
+
+def test_resume_refuses_to_shrink_a_run(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    with pytest.raises(ValueError, match="4"):  # RunDirError and ConfigError are ValueErrors: the CLI exits 2
+        resume(run_dir, generations=2)
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
+
+
+# --- a real process, killed and signalled ------------------------------------------------------------
+
+# Big enough to take a few seconds (about 0.1 s a generation, 640 games: a pool with 2 workers), with
+# every kind of state.
+SUBPROCESS_EXPERIMENT = {
+    "experiment": {"name": "interrupted", "seed": 7, "generations": 20},
+    "population": {"size": 32, "parents": 16},
+    "selection": {"method": "tournament", "elitism": 2},
+    "fitness": {"opponents": ["random", "nhand:1"], "draw": "all", "games_per_opponent": 8, "colours": "both",
+                "coevolution": 2, "hall_of_fame_games": 2},
+    "compute": {"workers": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def subprocess_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("config") / "interrupted.toml"
+    path.write_text(tomli_w.dumps(SUBPROCESS_EXPERIMENT))
+    return path
+
+
+@pytest.fixture(scope="module")
+def subprocess_reference(subprocess_config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run_dir = tmp_path_factory.mktemp("subprocess-reference") / "run"
+    evolve(subprocess_config, out=run_dir)
+    return run_dir
+
+
+def start_cli(*args: str, new_session: bool = False) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ga.cli", *args], cwd=ROOT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=new_session,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def wait_for_generations(process: subprocess.Popen[str], run_dir: Path, rows: int, timeout: float = 60.0) -> None:
+    """Waits until the run has a checkpoint and at least ``rows`` generations in generations.csv."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the run ended early with exit code {process.returncode}"
+        csv_path = run_dir / "generations.csv"
+        if (run_dir / "checkpoint.json").exists() and csv_path.exists():
+            if csv_path.read_text().count("\n") - 1 >= rows:
+                return
+        time.sleep(0.01)
+    pytest.fail("the run did not reach its generations in time")
+
+
+def test_sigkill_and_a_torn_row_then_cli_resume(
+    tmp_path: Path, subprocess_config: Path, subprocess_reference: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    process = start_cli("evolve", str(subprocess_config), "--out", str(run_dir), "--quiet", "--no-plots")
+    try:
+        wait_for_generations(process, run_dir, 2)
+    finally:
+        process.kill()  # SIGKILL: no handler, no cleanup
+        process.communicate()
+    assert process.returncode == -signal.SIGKILL
+    assert manifest(run_dir)["status"] == "running"
+    with open(run_dir / "generations.csv", "a", encoding="utf-8") as handle:
+        handle.write("99,640,3")  # half a row, as a write cut short by the kill
+    resumed = subprocess.run(
+        [sys.executable, "-m", "ga.cli", "resume", str(run_dir), "--quiet", "--no-plots"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Traceback" not in resumed.stderr
+    assert "finished 20 generations" in resumed.stdout
+    assert manifest(run_dir)["status"] == "finished"
+    assert_same_run(run_dir, subprocess_reference)
+
+
+def kill_all(process: subprocess.Popen[str], whole_group: bool) -> None:
+    """Kills a run started by this test (and its pool's workers when it has its own process group)."""
+    if process.poll() is None:
+        if whole_group:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    process.communicate()
+
+
+@pytest.mark.parametrize(("signum", "workers", "whole_group"), [
+    (signal.SIGINT, 1, False),
+    (signal.SIGTERM, 1, False),
+    (signal.SIGINT, 2, True),  # Ctrl-C in a terminal: the pool's workers get it too
+    (signal.SIGTERM, 2, True),  # systemd or Slurm stopping the whole group
+], ids=["SIGINT", "SIGTERM", "SIGINT-to-group-with-pool", "SIGTERM-to-group-with-pool"])
+def test_signal_saves_exits_130_and_resume_completes(
+    tmp_path: Path, subprocess_config: Path, subprocess_reference: Path, signum: int, workers: int, whole_group: bool
+) -> None:
+    run_dir = tmp_path / "run"
+    process = start_cli("evolve", str(subprocess_config), "--out", str(run_dir), "--quiet", "--no-plots",
+                        "--workers", str(workers), new_session=whole_group)
+    try:
+        wait_for_generations(process, run_dir, 2)
+        if whole_group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
+        # The run stops after the current generation (about 0.1 s): 6 s means it hangs.
+        _, stderr = process.communicate(timeout=6)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the run did not stop within 6 s of the signal")
+    finally:
+        kill_all(process, whole_group)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert f"othello-ga resume {run_dir}" in stderr
+    saved = manifest(run_dir)
+    assert saved["status"] == "interrupted"
+    done = saved["generations_done"]
+    assert 2 <= done < 20
+    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == done - 1
+    assert len(generations_without_timings(run_dir)) == 1 + done  # nothing after the checkpoint
+    result = resume(run_dir, workers=1)
+    assert result.finished
+    assert_same_run(run_dir, subprocess_reference)
