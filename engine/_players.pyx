@@ -11,7 +11,7 @@ import numpy as np
 
 from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint64_t, int32_t, uint8_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
@@ -485,7 +485,9 @@ def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents
                 raise ValueError("member indices must index the rows of tables")
     cdef Py_ssize_t n_opponents = len(opponent_list)
     cdef PlayerC** opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
-    cdef PlayerC* players = <PlayerC*>calloc(max(n_tables, 1), sizeof(PlayerC))
+    # malloc, not calloc: init_player sets every field a game reads, and
+    # zeroing 33 KB per player would cost more than short games.
+    cdef PlayerC* players = <PlayerC*>malloc(max(n_tables, 1) * sizeof(PlayerC))
     if opponent_c == NULL or players == NULL:
         free(opponent_c)
         free(players)

@@ -66,6 +66,15 @@ def expand(genes: Sequence[float], genome: str) -> np.ndarray:
     return values[np.array(square_classes(genome))]
 
 
+def expand_many(genes: np.ndarray, genome: str) -> np.ndarray:
+    """Returns the weight tables of a population (one row of genes per individual)."""
+    if genes.shape[1] != genome_length(genome):
+        raise ValueError(f"a {genome} genome has {genome_length(genome)} genes, got {genes.shape[1]}")
+    if genome in ("full", "phase"):
+        return genes.copy()
+    return genes[:, np.array(square_classes(genome))]
+
+
 def contract(weights: Sequence[float], genome: str) -> np.ndarray:
     """Returns genes for ``weights``: the mean over each class of tied squares."""
     table = np.asarray(weights, dtype=np.float64)
