@@ -289,21 +289,37 @@ def test_different_seed_gives_different_files(tmp_path: Path) -> None:
         assert a[name] != b[name], name
 
 
-def test_one_worker_and_a_pool_of_two_give_identical_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tiny_config(fitness={"coevolution": 1, "hall_of_fame_games": 1})
+@pytest.mark.parametrize("backend", ["local", "processes"])
+def test_one_worker_and_a_pool_of_two_give_identical_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    config = tiny_config(fitness={"coevolution": 1, "hall_of_fame_games": 1}, compute={"backend": backend})
     evolve(config, out=tmp_path / "one", workers=1)
     monkeypatch.setattr(ga.evolve, "IN_PROCESS_GAMES", 0)
     pools = []
     real_get_context = multiprocessing.get_context
+    real_executor = ga.evolve.ThreadPoolExecutor
 
     def get_context(method: str | None = None) -> Any:
-        pools.append(method)
+        pools.append("processes")
         return real_get_context(method)
 
+    def executor(*args: Any, **kwargs: Any) -> Any:
+        pools.append("local")
+        return real_executor(*args, **kwargs)
+
     monkeypatch.setattr(ga.evolve.multiprocessing, "get_context", get_context)
+    monkeypatch.setattr(ga.evolve, "ThreadPoolExecutor", executor)
     evolve(config, out=tmp_path / "two", workers=2)
-    assert len(pools) == 1  # the games really ran in a process pool
+    assert pools == [backend]  # the games really ran in that pool
     assert_same_run(tmp_path / "one", tmp_path / "two")
+
+
+def test_a_dask_backend_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    config = tiny_config(compute={"backend": "dask", "address": "tcp://127.0.0.1:8786"})
+    with pytest.raises(ConfigError, match="compute.backend"):
+        evolve(config, out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
 
 
 # --- elitism --------------------------------------------------------------------------------------
