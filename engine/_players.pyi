@@ -1,0 +1,34 @@
+"""Python-level API of the compiled players and games (engine/_players.pyx)."""
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+KINDS: dict[str, int]
+WEIGHTED_KINDS: tuple[str, ...]
+
+class Player:
+    kind: str
+    depth: int
+    eps: float
+    phase_move: int
+    weights: tuple[float, ...] | None
+    def __init__(
+        self, kind: str, depth: int = 1, weights: Sequence[float] | npt.ArrayLike | None = None,
+        eps: float = 0.0, phase_move: int = 40,
+    ) -> None: ...
+    def scores(self, board: Any) -> dict[int, float]: ...
+    def choose(self, board: Any, seed: int) -> int: ...
+
+def play_game(black: Player, white: Player, seed: int) -> int: ...
+def record_game(black: Player, white: Player, seed: int) -> list[int]: ...
+def play_match(
+    first: Player, second: Player, seeds: Iterable[int] | npt.ArrayLike, colours: npt.ArrayLike | None = None
+) -> npt.NDArray[np.int32]: ...
+def play_plan(
+    kind: str, depth: int, eps: float, phase_move: int, tables: npt.ArrayLike, opponents: Sequence[Player | None],
+    individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike, seeds: npt.ArrayLike,
+    colours: npt.ArrayLike,
+) -> npt.NDArray[np.int32]: ...
