@@ -1,0 +1,90 @@
+"""Faults of the file system: a full disk mid-run, an output path that cannot be created."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ga.runio
+from ga.cli import main
+from ga.config import config_from_dict
+from ga.evolve import evolve, resume
+from ga.runio import RunDirError
+
+from test_resume import assert_same_run, tiny
+
+
+@pytest.fixture
+def uninterrupted(tmp_path: Path) -> Path:
+    run_dir = tmp_path / "uninterrupted"
+    evolve(config_from_dict(tiny()), out=run_dir)
+    return run_dir
+
+
+def _fill_disk_at(monkeypatch: pytest.MonkeyPatch, generation: int) -> None:
+    """Makes the CSV append of ``generation`` fail half-written, as a full disk would."""
+    real_append = ga.runio.RunWriter._append
+
+    def append(self: ga.runio.RunWriter, name: str, rows: Any) -> None:
+        rows = list(rows)
+        if rows and str(rows[0][0]) == str(generation):
+            with open(self.run_dir / name, "a", encoding="utf-8") as handle:
+                handle.write("3,64,1")  # a torn row, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.run_dir / name))
+        real_append(self, name, rows)
+
+    monkeypatch.setattr(ga.runio.RunWriter, "_append", append)
+
+
+def test_a_full_disk_mid_run_keeps_the_checkpoint_and_resume_completes(
+    tmp_path: Path, uninterrupted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir = tmp_path / "run"
+    _fill_disk_at(monkeypatch, 3)
+    with pytest.raises(OSError) as raised:
+        evolve(config_from_dict(tiny()), out=run_dir)
+    assert raised.value.errno == errno.ENOSPC
+    checkpoint = json.loads((run_dir / "checkpoint.json").read_text())
+    assert checkpoint["generation"] == 2  # the last whole generation is saved
+    monkeypatch.undo()  # space was freed
+    assert resume(run_dir).finished
+    assert_same_run(run_dir, uninterrupted)
+
+
+def test_the_cli_reports_a_full_disk_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "tiny.toml"
+    import tomli_w
+
+    config.write_text(tomli_w.dumps(tiny()))
+    _fill_disk_at(monkeypatch, 1)
+    code = main(["evolve", str(config), "--out", str(tmp_path / "run"), "--quiet", "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "No space left on device" in err and "Traceback" not in err
+    assert json.loads((tmp_path / "run" / "checkpoint.json").read_text())["generation"] == 0
+
+
+def test_an_output_directory_that_cannot_be_created_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(RunDirError, match="cannot write the run directory"):
+        evolve(config_from_dict(tiny()), out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_file_in_the_way_of_the_output_directory_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "run"
+    blocker.write_text("precious")
+    with pytest.raises(RunDirError, match="already exists"):
+        evolve(config_from_dict(tiny()), out=blocker)
+    assert blocker.read_text() == "precious"
