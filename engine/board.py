@@ -66,6 +66,8 @@ class Board:
 
         :raises ValueError: naming what is wrong with the text.
         """
+        if not isinstance(text, str):  # Board(None) is the empty board; from_text(None) is a mistake
+            raise ValueError(f"position text must be a string, got {type(text).__name__}")
         return cls(text)
 
     def to_text(self) -> str:

@@ -77,7 +77,7 @@ def parse_spec(text: str) -> PlayerSpec:
     if match["depth"] is not None:
         if kind in ("random", "human"):
             raise ValueError(f"player kind {kind!r} takes no depth (spec {text!r})")
-        if not match["depth"].isdigit():
+        if not _is_decimal(match["depth"]):
             raise ValueError(f"depth {match['depth']!r} in spec {text!r} must be a positive integer")
         depth = int(match["depth"])
         if not 1 <= depth <= MAX_DEPTH[kind]:
@@ -107,10 +107,15 @@ def parse_spec(text: str) -> PlayerSpec:
             if not (math.isfinite(eps) and 0.0 <= eps <= 1.0):
                 raise ValueError(f"eps {value!r} in spec {text!r} must be a number in [0, 1]")
         else:
-            if not value.strip().isdigit() or not 1 <= int(value) <= 59:
+            if not _is_decimal(value.strip()) or not 1 <= int(value) <= 59:
                 raise ValueError(f"phase {value!r} in spec {text!r} must be a move number in 1..59")
             phase_move = int(value)
     return PlayerSpec(kind, depth, table, eps, phase_move)
+
+
+def _is_decimal(text: str) -> bool:
+    # ASCII only: str.isdigit() also accepts "²" (which int() rejects) and "١" (which int() reads as 1).
+    return text.isascii() and text.isdigit()
 
 
 def _looks_like_path(table: str) -> bool:

@@ -16,10 +16,12 @@ from typing import Any
 import click
 
 from ga import commands
+from ga.cluster import ClusterLost, ClusterUnavailable
 from ga.config import ConfigError
 from ga.runio import RunDirError
 from ga.weights import WeightsError
 
+EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
@@ -71,38 +73,88 @@ def _finish_run(result: Any, plots: bool, quiet: bool) -> None:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
+def _dask_options(command: Any) -> Any:
+    """Adds the Dask options shared by ``evolve`` and ``resume``."""
+    file = click.Path(exists=True, dir_okay=False, path_type=Path)
+    options = [
+        click.option("--dask", "dask", metavar="ADDRESS",
+                     help="Evaluate on the Dask scheduler at ADDRESS (tcp://HOST:PORT, tls://HOST:PORT), "
+                          "or 'local[:N]' for an in-process cluster of N workers."),
+        click.option("--dask-tls-ca", type=file, help="TLS: the certificate authority (PEM) of the Dask cluster."),
+        click.option("--dask-tls-cert", type=file, help="TLS: this client's certificate (PEM, may include the key)."),
+        click.option("--dask-tls-key", type=file, help="TLS: this client's private key (PEM), if not in the certificate."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _run_on(run_dir: Path, start: Any) -> Any:
+    """Returns ``start()``, adding to a lost cluster's error how to continue the run."""
+    try:
+        return start()
+    except ClusterLost as error:
+        from ga.runio import CHECKPOINT
+
+        if (run_dir / CHECKPOINT).is_file():
+            hint = f"the last checkpoint is intact; continue with: othello-ga resume {run_dir} --local (or --dask ADDRESS)"
+        else:
+            hint = f"no generation was finished; '{run_dir}' holds nothing to resume"
+        raise ClusterLost(f"{error}; {hint}") from error
+
+
+def _configure_tls(ca: Path | None, cert: Path | None, key: Path | None) -> None:
+    if ca is None and cert is None and key is None:
+        return
+    if ca is None or cert is None:
+        raise click.UsageError("--dask-tls-ca and --dask-tls-cert go together (and --dask-tls-key if the key is separate)")
+    from ga.cluster import use_tls
+
+    use_tls(str(ca), str(cert), str(key) if key is not None else None)
+
+
 @cli.command()
 @click.argument("config", type=click.Path(path_type=Path))
 @click.option("--seed", type=click.IntRange(min=0), help="Override experiment.seed.")
 @click.option("--generations", type=click.IntRange(min=1), help="Override experiment.generations.")
-@click.option("--workers", type=click.IntRange(min=0), help="Worker processes (0 = all cores).")
+@click.option("--workers", type=click.IntRange(min=0), help="Local workers (0 = all cores); with --dask local, its workers.")
 @click.option("--out", type=click.Path(path_type=Path), help="Run directory (default results/<experiment>-<timestamp>).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the plots at the end.")
+@_dask_options
 def evolve(config: Path, seed: int | None, generations: int | None, workers: int | None, out: Path | None,
-           quiet: bool, plots: bool) -> None:
+           quiet: bool, plots: bool, dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None,
+           dask_tls_key: Path | None) -> None:
     """Run the experiment described by the TOML file CONFIG."""
     from ga.config import load_config, with_overrides
     from ga.evolve import default_run_dir, run
 
-    loaded = with_overrides(load_config(config), seed=seed, generations=generations, workers=workers)
+    loaded = with_overrides(load_config(config), seed=seed, generations=generations, workers=workers,
+                            backend="dask" if dask is not None else None, address=dask)
+    _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
     run_dir = out if out is not None else default_run_dir(loaded)
-    result = run(loaded, run_dir, progress=lambda start, total: Progress(start, total, quiet))
+    result = _run_on(run_dir, lambda: run(loaded, run_dir, progress=lambda start, total: Progress(start, total, quiet)))
     _finish_run(result, plots, quiet)
 
 
 @cli.command()
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--generations", type=click.IntRange(min=1), help="New total number of generations (to extend a run).")
-@click.option("--workers", type=click.IntRange(min=0), help="Worker processes (0 = all cores).")
+@click.option("--workers", type=click.IntRange(min=0), help="Local workers (0 = all cores); with --dask local, its workers.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the plots at the end.")
-def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: bool, plots: bool) -> None:
+@click.option("--local", is_flag=True, help="Continue on this machine, whatever backend the run used (e.g. its cluster is gone).")
+@_dask_options
+def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: bool, plots: bool, local: bool,
+           dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None, dask_tls_key: Path | None) -> None:
     """Continue an interrupted run in RUN_DIR from its last checkpoint."""
     from ga.evolve import resume as resume_run
 
-    result = resume_run(run_dir, generations=generations, workers=workers,
-                        progress=lambda start, total: Progress(start, total, quiet))
+    if local and dask is not None:
+        raise click.UsageError("--local and --dask exclude each other")
+    _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
+    result = _run_on(run_dir, lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
+                                                 local=local, progress=lambda start, total: Progress(start, total, quiet)))
     _finish_run(result, plots, quiet)
 
 
@@ -155,7 +207,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("interrupted; the last checkpoint is intact (othello-ga resume RUN_DIR continues)", err=True)
         return EXIT_INTERRUPTED
-    except (ConfigError, RunDirError, WeightsError, ValueError, OSError) as error:
+    except ClusterLost as error:
+        if os.environ.get("OTHELLO_GA_DEBUG") == "1":
+            raise
+        click.echo(f"othello-ga: error: {_one_line(error)}", err=True)
+        return EXIT_FAILED
+    except (ConfigError, RunDirError, WeightsError, ClusterUnavailable, ValueError, OSError) as error:
         if os.environ.get("OTHELLO_GA_DEBUG") == "1":
             raise
         click.echo(f"othello-ga: error: {_one_line(error)}", err=True)

@@ -23,6 +23,8 @@ from typing import Any, Literal, Protocol, get_args
 
 import tomli_w
 
+from ga.weights import WeightsError, load_weights
+
 __all__ = [
     "ConfigError",
     "Config",
@@ -466,11 +468,26 @@ def _check_bounds(config: Config) -> None:
             raise ConfigError(f"config key '{key}' must be less than {high_key} ({high!r}), got {low!r}")
 
 
+_DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
 def _check_compute(config: Config) -> None:
-    if config.compute.backend == "dask" and not config.compute.address.strip():
+    address = config.compute.address.strip()
+    if config.compute.backend == "dask" and not address:
         raise ConfigError(
             "config key 'compute.address' must be set when compute.backend is 'dask', "
-            "e.g. address = \"tcp://host:8786\""
+            "e.g. address = \"tcp://host:8786\" or \"local:2\""
+        )
+    scheme = address.partition("://")[0] if "://" in address else None
+    if scheme is not None and scheme not in _DASK_SCHEMES:
+        raise ConfigError(
+            f"config key 'compute.address' has an unknown scheme {scheme!r} (Dask knows {', '.join(_DASK_SCHEMES)}), "
+            f"got {address!r}"
+        )
+    if (address == "local" or address.startswith("local:")) and not re.fullmatch(r"local(:[1-9][0-9]*)?", address):
+        raise ConfigError(
+            f"config key 'compute.address' must be \"local\", \"local:N\" with N >= 1, or a scheduler address "
+            f"such as \"tcp://host:8786\", got {address!r}"
         )
 
 
@@ -628,11 +645,19 @@ def load_config(path: str | os.PathLike[str]) -> Config:
 
     for index, opponent in enumerate(config.fitness.opponents):
         weights = spec_weights_path(opponent.spec)
-        if weights is not None and not _is_file(weights):
+        if weights is None:
+            continue
+        key = f"fitness.opponents[{index}].spec"
+        if not _is_file(weights):
             raise ConfigError(
-                f"config key 'fitness.opponents[{index}].spec': weights file '{weights}' does not exist; "
+                f"config key '{key}': weights file '{weights}' does not exist; "
                 f"fix the path (relative paths start at the config file's directory)"
             )
+        # Read it now: a malformed table found by the first game would leave a half-made run directory.
+        try:
+            load_weights(weights)
+        except WeightsError as error:
+            raise ConfigError(f"config key '{key}': {error}") from error
     return config
 
 
@@ -667,7 +692,8 @@ def config_to_toml(config: Config) -> str:
 
 
 def with_overrides(
-    config: Config, *, seed: int | None = None, generations: int | None = None, workers: int | None = None
+    config: Config, *, seed: int | None = None, generations: int | None = None, workers: int | None = None,
+    backend: str | None = None, address: str | None = None,
 ) -> Config:
     """Returns ``config`` with command-line overrides applied and validated.
 
@@ -678,6 +704,8 @@ def with_overrides(
         ("experiment", "seed", seed),
         ("experiment", "generations", generations),
         ("compute", "workers", workers),
+        ("compute", "backend", backend),
+        ("compute", "address", address),
     ):
         if value is not None:
             data[section][key] = value

@@ -26,7 +26,7 @@ import numpy as np
 from deap import base, creator, tools
 
 from ga import fitness, operators
-from ga.config import Config, ConfigError, config_to_toml, load_config, with_overrides
+from ga.config import Config, config_to_toml, load_config, with_overrides
 from ga.genome import expand, expand_many, genome_length
 from ga.runio import (
     CONFIG, Checkpoint, RunDirError, RunWriter, atomic_write, check_run_dir, command_line, generation_columns, now_iso, read_checkpoint,
@@ -214,9 +214,17 @@ def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int]]:
     1.7x faster than 1, a process pool 1.45x). ``compute.backend =
     "processes"`` uses a process pool instead. A small generation is played in
     this process, where a worker round trip would cost more than the games.
-    Results are the same in every case.
+    ``compute.backend = "dask"`` sends every generation to the Dask cluster at
+    ``compute.address`` (``local[:N]``: an in-process one), whatever its size:
+    the user asked for the cluster. Results are the same in every case.
     """
     workers = resolve_workers(config)
+    if config.compute.backend == "dask":
+        from ga import cluster  # dask is optional: imported only when used
+
+        with cluster.connect(config.compute.address, workers) as client:
+            yield cluster.cluster_map(client), BATCHES_PER_WORKER * cluster.worker_threads(client)
+        return
     if workers == 1 or games_per_generation(config) < IN_PROCESS_GAMES:
         yield map, 1
         return
@@ -300,16 +308,11 @@ def run(
     ``save_config`` replaces the run's config.toml once the run directory has
     been checked (a resume that extends the run).
     """
-    if config.compute.backend == "dask":
-        raise ConfigError("config key 'compute.backend': 'dask' is not available yet; use \"local\" or \"processes\"")
     labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
     if resume:
         checkpoint = read_checkpoint(run_dir)
         manifest = read_manifest(run_dir)
-        writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
-        if save_config is not None:
-            atomic_write(run_dir / CONFIG, config_to_toml(save_config))  # the directory describes its run
     else:
         checkpoint = None
         manifest = {
@@ -325,9 +328,15 @@ def run(
             "command": command_line(),
             "versions": versions(),
         }
-        writer = RunWriter.create(run_dir, config, columns, manifest)
     manifest["generations_planned"] = config.experiment.generations
+    # The workers first: a cluster that cannot be reached leaves nothing written.
     with evaluation_map(config) as (map_function, batches), StopRequest().installed() as stop:
+        if checkpoint is not None:
+            writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
+            if save_config is not None:
+                atomic_write(run_dir / CONFIG, config_to_toml(save_config))  # the directory describes its run
+        else:
+            writer = RunWriter.create(run_dir, config, columns, manifest)
         return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, stop, progress)
 
 
@@ -468,16 +477,20 @@ def evolve(
     seed: int | None = None,
     generations: int | None = None,
     workers: int | None = None,
+    dask: str | None = None,
     progress: ProgressFactory | None = None,
 ) -> RunResult:
     """Runs an experiment and returns its logbook, hall of fame and run directory.
+
+    ``dask`` (a scheduler address, ``local`` or ``local:N``) evaluates fitness on a Dask cluster.
 
     >>> result = evolve("experiments/quick.toml", out="/tmp/quick-run")  # doctest: +SKIP
     >>> result.logbook_frame()[["generation", "win_rate"]].tail()  # doctest: +SKIP
     """
     if not isinstance(config, Config):
         config = load_config(config)
-    config = with_overrides(config, seed=seed, generations=generations, workers=workers)
+    config = with_overrides(config, seed=seed, generations=generations, workers=workers,
+                            backend="dask" if dask is not None else None, address=dask)
     run_dir = Path(out) if out is not None else default_run_dir(config)
     return run(config, run_dir, progress=progress)
 
@@ -487,9 +500,16 @@ def resume(
     *,
     generations: int | None = None,
     workers: int | None = None,
+    dask: str | None = None,
+    local: bool = False,
     progress: ProgressFactory | None = None,
 ) -> RunResult:
-    """Continues an interrupted run (or extends a finished one with ``generations``)."""
+    """Continues an interrupted run (or extends a finished one with ``generations``).
+
+    ``dask`` continues on a (possibly other) Dask cluster, ``local`` on this
+    machine's pool, whatever backend the run started with; neither changes the
+    results, so neither is saved in the run's config.toml.
+    """
     path = Path(run_dir)
     check_run_dir(path)
     saved = read_config(path)
@@ -497,5 +517,7 @@ def resume(
     if generations is not None and generations < done:
         raise RunDirError(f"'{path}' has already done {done} generations; --generations must be at least {done}")
     config = with_overrides(saved, generations=generations)
-    return run(with_overrides(config, workers=workers), path, resume=True, progress=progress,
+    backend = "local" if local else "dask" if dask is not None else None
+    here = with_overrides(config, workers=workers, backend=backend, address="" if local else dask)
+    return run(here, path, resume=True, progress=progress,
                save_config=config if config != saved else None)

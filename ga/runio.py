@@ -160,11 +160,15 @@ class RunWriter:
     def reopen(cls, run_dir: Path, columns: list[str], config: Config, checkpoint: Checkpoint) -> RunWriter:
         """Opens a run directory to continue it, dropping CSV rows written after ``checkpoint``."""
         writer = cls(run_dir, columns, config.output.games_csv)
-        for name, size in checkpoint.csv_bytes.items():
+        expected = [GENERATIONS] + ([GAMES] if writer.games_csv else [])
+        if sorted(checkpoint.csv_bytes) != sorted(expected):
+            raise RunDirError(f"the checkpoint of '{run_dir}' does not list {', '.join(expected)}; the run directory is damaged")
+        for name, size in checkpoint.csv_bytes.items():  # check all before changing any
             path = run_dir / name
-            if not path.exists() or path.stat().st_size < size:
+            if not path.is_file() or path.stat().st_size < size:
                 raise RunDirError(f"'{path}' is shorter than its checkpoint says; the run directory is damaged")
-            with open(path, "r+b") as handle:
+        for name, size in checkpoint.csv_bytes.items():
+            with open(run_dir / name, "r+b") as handle:
                 handle.truncate(size)
         return writer
 
@@ -248,9 +252,12 @@ def read_config(run_dir: Path) -> Config:
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     """Returns manifest.json of a run."""
     try:
-        return json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise RunDirError(f"cannot read '{run_dir / MANIFEST}': {error}") from error
+    if not isinstance(manifest, dict):
+        raise RunDirError(f"'{run_dir / MANIFEST}' is not a JSON object; the run directory is damaged")
+    return manifest
 
 
 def read_checkpoint(run_dir: Path) -> Checkpoint:
@@ -260,13 +267,67 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
         raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}: the run stopped before its first generation ended; start it again")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("it is not a JSON object")
         if data.pop("format", None) != CHECKPOINT_FORMAT:
-            raise ValueError(f"unknown checkpoint format in {path}")
+            raise ValueError("unknown checkpoint format")
         for name in _ARRAYS:
+            if not isinstance(data.get(name), dict):
+                raise ValueError(f"'{name}' is not an encoded array")
             data[name] = _decode_array(data[name])
-        return Checkpoint(**data)
-    except (OSError, ValueError, TypeError, KeyError) as error:
+        checkpoint = Checkpoint(**data)
+        _check_checkpoint(checkpoint)
+        return checkpoint
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         raise RunDirError(f"cannot read the checkpoint '{path}': {error}") from error
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) and bool(np.isfinite(value))
+
+
+def _check_checkpoint(checkpoint: Checkpoint) -> None:
+    """Raises ValueError unless every field has the type and shape the loop needs."""
+    c = checkpoint
+    if not _is_int(c.generation) or c.generation < 0:
+        raise ValueError("'generation' must be an integer >= 0")
+    if c.population.ndim != 2 or c.population.shape[0] < 2:
+        raise ValueError("'population' must be a table of at least 2 individuals")
+    size, genes = c.population.shape
+    for name, values, check in (("fitness", c.fitness, _is_number), ("born", c.born, _is_int)):
+        if not isinstance(values, list) or len(values) != size or not all(check(v) for v in values):
+            raise ValueError(f"'{name}' must list one value per individual ({size})")
+    members = c.hall_of_fame.shape[0] if c.hall_of_fame.ndim == 2 else -1
+    if members < 0 or (members and c.hall_of_fame.shape[1] != genes):
+        raise ValueError("'hall_of_fame' must be a table of individuals")
+    for name, values, check in (("hall_of_fame_fitness", c.hall_of_fame_fitness, _is_number),
+                                ("hall_of_fame_born", c.hall_of_fame_born, _is_int)):
+        if not isinstance(values, list) or len(values) != members or not all(check(v) for v in values):
+            raise ValueError(f"'{name}' must list one value per hall-of-fame member ({members})")
+    if c.champions.ndim != 2:
+        raise ValueError("'champions' must be a table of weights")
+    if not _is_int(c.games_played) or c.games_played < 0 or not _is_number(c.elapsed_s):
+        raise ValueError("'games_played' and 'elapsed_s' must be numbers >= 0")
+    if not isinstance(c.csv_bytes, dict) or not all(
+        isinstance(k, str) and _is_int(v) and v >= 0 for k, v in c.csv_bytes.items()
+    ):
+        raise ValueError("'csv_bytes' must map file names to sizes")
+
+
+def check_checkpoint_fits(checkpoint: Checkpoint, config: Config) -> None:
+    """Raises RunDirError unless the checkpoint's population fits the run's config."""
+    from ga.genome import genome_length
+
+    expected = (config.population.size, genome_length(config.population.genome))
+    if checkpoint.population.shape != expected:
+        raise RunDirError(
+            f"the checkpoint holds {checkpoint.population.shape[0]} individuals of {checkpoint.population.shape[1]} genes "
+            f"but config.toml asks for {expected[0]} of {expected[1]}; the run directory is damaged"
+        )
 
 
 def now_iso() -> str:

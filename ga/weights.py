@@ -18,6 +18,8 @@ import math
 import os
 import re
 import tempfile
+import tokenize
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -161,6 +163,8 @@ def _parse_json(text: str, source: str) -> npt.NDArray[np.float64]:
         raise WeightsError(
             source, f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
         ) from None
+    except RecursionError:  # thousands of nested brackets
+        raise WeightsError(source, "JSON nested too deeply", 'write {"weights": [64 numbers]}') from None
     if isinstance(document, dict):
         if "weights" not in document:
             raise WeightsError(
@@ -233,9 +237,14 @@ def _parse_c(text: str, source: str) -> npt.NDArray[np.float64]:
 def _parse_python(text: str, source: str) -> npt.NDArray[np.float64]:
     """Parses a list literal, bare or assigned to a name (``weights = [...]``)."""
     try:
-        module = ast.parse(text, filename=source)
+        # Quietly: the parser warns on stderr about text like "1if" ("invalid decimal literal").
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = ast.parse(text, filename=source)
     except SyntaxError as error:
         raise WeightsError(source, f"invalid Python at line {error.lineno}: {error.msg}") from None
+    except (ValueError, RecursionError, MemoryError):  # a NUL byte; nesting too deep for the parser
+        raise WeightsError(source, "is not a Python list literal the parser can read", "write weights = [64 numbers]") from None
     literals = [
         statement.value
         for statement in module.body
@@ -260,8 +269,14 @@ def _parse_python(text: str, source: str) -> npt.NDArray[np.float64]:
 def _parse_npy(data: bytes, source: str) -> npt.NDArray[np.float64]:
     """Parses ``.npy`` bytes holding 64 or 128 numbers (any shape with that many)."""
     try:
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as error:
+        # numpy evaluates the header as a Python literal: a damaged header raises
+        # tokenizer and type errors, or warns about Python 2 files on stderr.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # read_array, not np.load: np.load also opens zip archives (.npz) and pickles.
+            array = np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError, KeyError, tokenize.TokenError,
+            OverflowError, MemoryError, RecursionError) as error:
         raise WeightsError(source, f"not a valid .npy file ({error})", "write it with numpy.save") from None
     if not isinstance(array, np.ndarray) or array.dtype.kind not in "iuf":
         raise WeightsError(

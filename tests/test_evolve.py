@@ -315,13 +315,6 @@ def test_one_worker_and_a_pool_of_two_give_identical_files(
     assert_same_run(tmp_path / "one", tmp_path / "two")
 
 
-def test_a_dask_backend_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    config = tiny_config(compute={"backend": "dask", "address": "tcp://127.0.0.1:8786"})
-    with pytest.raises(ConfigError, match="compute.backend"):
-        evolve(config, out=tmp_path / "run")
-    assert not (tmp_path / "run").exists()
-
-
 # --- elitism --------------------------------------------------------------------------------------
 
 

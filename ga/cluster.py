@@ -1,0 +1,210 @@
+"""Fitness on a Dask cluster: connecting, the cluster's ``map``, and the faults that end a run.
+
+Dask is optional (``pip install "othello-ga[dask]"``): this module imports it
+only inside its functions, so ``import ga.cluster`` is cheap and always works,
+and the exceptions below can be caught by code that never touches Dask.
+
+The workers receive :class:`ga.fitness.Batch` objects (numpy arrays, strings
+and integers) and run :func:`ga.fitness.evaluate`; every game's seed is in the
+batch, so a game gives the same result on any worker, and a task that Dask
+reruns after losing a worker gives the same result again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+# Connecting to a scheduler gives up after this long: a wrong address should
+# fail at once, not after Dask's default 30 s.
+CONNECT_TIMEOUT_S = 10.0
+# A generation waits this long for a worker when the cluster has none (all
+# died, none started yet) before the run stops.
+NO_WORKERS_TIMEOUT_S = 60.0
+# ``local[:N]`` runs its workers as threads of this process (the engine releases
+# the GIL) talking in memory: on experiments/scaling.toml with 2 workers it measured
+# 10-25% faster than worker processes (docs/cluster.md).
+LOCAL_PROCESSES = False
+_POLL_S = 1.0
+_LOCAL = re.compile(r"local(?::(\d+))?")
+
+INSTALL_HINT = 'the dask backend needs dask.distributed: pip install "othello-ga[dask]"'
+
+
+class ClusterError(Exception):
+    """A problem with the Dask cluster, stated in one line."""
+
+
+class ClusterUnavailable(ClusterError):
+    """The cluster cannot be used: Dask is not installed, or the scheduler cannot be reached (bad input)."""
+
+
+class ClusterLost(ClusterError):
+    """The cluster failed during a run; the last checkpoint is intact."""
+
+
+def local_workers(address: str) -> int | None:
+    """Returns the worker count of a ``local`` or ``local:N`` address (0 = default), or None for a scheduler address.
+
+    >>> local_workers("local:3"), local_workers("local"), local_workers("tcp://10.0.0.5:8786")
+    (3, 0, None)
+    """
+    match = _LOCAL.fullmatch(address.strip())
+    if match is None:
+        return None
+    return int(match.group(1) or 0)
+
+
+def use_tls(ca_file: str, cert_file: str, key_file: str | None = None) -> None:
+    """Makes every later Dask connection of this process use TLS with these files.
+
+    Sets Dask's own configuration (``distributed.comm.tls.*``, encryption
+    required), which is what ``distributed.security.Security()`` reads: a
+    ``tls://`` scheduler then accepts only clients holding a certificate signed
+    by the same authority.
+    """
+    try:
+        import dask
+    except ImportError as error:
+        raise ClusterUnavailable(INSTALL_HINT) from error
+    dask.config.set({
+        "distributed.comm.require-encryption": True,
+        "distributed.comm.tls.ca-file": ca_file,
+        "distributed.comm.tls.client.cert": cert_file,
+        "distributed.comm.tls.client.key": key_file,
+    })
+
+
+@contextmanager
+def connect(address: str, workers: int, *, timeout: float | None = None) -> Iterator[Any]:
+    """Yields a ``distributed.Client`` on the scheduler at ``address``, closed at the end.
+
+    ``local`` or ``local:N`` starts an in-process ``LocalCluster`` of N (or
+    ``workers``) single-threaded workers on 127.0.0.1 instead.
+
+    :raises ClusterUnavailable: Dask is missing or the scheduler does not answer within ``timeout`` seconds.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as error:
+        raise ClusterUnavailable(INSTALL_HINT) from error
+    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+    local = local_workers(address)
+    cluster = None
+    try:
+        if local is not None:
+            # Processes listen on 127.0.0.1 only; threads talk in memory (inproc).
+            where = {"host": "127.0.0.1"} if LOCAL_PROCESSES else {}
+            cluster = LocalCluster(n_workers=local or workers, threads_per_worker=1, processes=LOCAL_PROCESSES,
+                                   **where, dashboard_address=None, silence_logs=logging.ERROR,
+                                   # no dashboard, and the scheduler's HTTP routes on a free port, not 8787
+                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            client = Client(cluster, set_as_default=False)
+        else:
+            from distributed.comm import get_address_host
+
+            get_address_host(address.strip())  # a bad address fails here, not inside a half-made Client
+            client = Client(address.strip(), timeout=timeout, set_as_default=False)
+    except (OSError, ValueError, TypeError, RuntimeError) as error:
+        if cluster is not None:
+            cluster.close()
+        where = "start a local Dask cluster" if local is not None else f"reach the Dask scheduler at '{address}'"
+        raise ClusterUnavailable(f"cannot {where}: {_one_line(error)}") from error
+    # A run ends with one line of its own: Dask's warnings about a lost
+    # connection would only repeat it.
+    quiet = [logging.getLogger(name) for name in ("distributed.client", "distributed.batched", "distributed.core")]
+    levels = [logger.level for logger in quiet]
+    for logger in quiet:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield client
+    finally:
+        try:
+            client.close(timeout=timeout)
+            if cluster is not None:
+                cluster.close(timeout=timeout)
+        except Exception:  # closing a dead cluster may fail; the run's own outcome is what matters
+            pass
+        for logger, level in zip(quiet, levels):
+            logger.setLevel(level)
+
+
+def worker_threads(client: Any) -> int:
+    """Returns how many tasks the cluster runs at once (at least 1)."""
+    return max(sum(client.nthreads().values()), 1)
+
+
+def cluster_map(client: Any) -> Callable[[Callable[..., Any], Sequence[Any]], list[np.ndarray]]:
+    """Returns a ``map`` that runs one task per item on the cluster and returns the results in order.
+
+    Tasks are submitted with ``pure=False``: two generations may send equal
+    batches (elites replayed with the same seeds under common random numbers),
+    and Dask must not answer the second from the first's cached result.
+
+    :raises ClusterLost: the scheduler went away, tasks kept killing their
+        workers, or no worker was there for ``NO_WORKERS_TIMEOUT_S``.
+    """
+    address = client.scheduler.address
+
+    def map_on_cluster(function: Callable[..., Any], items: Sequence[Any]) -> list[np.ndarray]:
+        futures = []
+        try:
+            futures = client.map(function, list(items), pure=False)
+            _wait(client, futures)
+            return client.gather(futures)
+        except Exception as error:
+            _cancel(client, futures)  # a failed generation leaves no tasks behind
+            if isinstance(error, ClusterLost) or _is_task_error(error):
+                raise  # the games themselves failed (e.g. a weights file missing on a worker)
+            details = "" if isinstance(error, concurrent.futures.CancelledError) else f": {_one_line(error)[:200]}"
+            raise ClusterLost(f"lost the Dask cluster at '{address}' during a generation "
+                              f"({type(error).__name__}{details})") from error
+
+    return map_on_cluster
+
+
+def _cancel(client: Any, futures: list[Any]) -> None:
+    try:
+        client.cancel(futures)
+    except Exception:  # the scheduler is gone: nothing left to cancel
+        pass
+
+
+def _wait(client: Any, futures: list[Any]) -> None:
+    from distributed import wait
+
+    alone_since = None
+    while True:
+        try:
+            with client.as_current():
+                wait(futures, timeout=_POLL_S)
+            return
+        except TimeoutError:
+            pass
+        if client.status != "running" or client.nthreads():
+            alone_since = None
+            continue
+        alone_since = alone_since or time.monotonic()
+        if time.monotonic() - alone_since > NO_WORKERS_TIMEOUT_S:
+            raise ClusterLost(f"the Dask cluster at '{client.scheduler.address}' has had no workers "
+                              f"for {NO_WORKERS_TIMEOUT_S:g} s")
+
+
+def _is_task_error(error: Exception) -> bool:
+    # Errors raised by ga.fitness.evaluate on a worker come back as themselves;
+    # the cluster's own failures are Dask's types, cancellations and OSErrors.
+    from distributed import KilledWorker
+
+    return not isinstance(error, (asyncio.CancelledError, concurrent.futures.CancelledError, KilledWorker, OSError))
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())

@@ -1,0 +1,329 @@
+"""Every bad-input and fault case that ``test_bad_input.py`` tries, and the tally of what ran.
+
+The fixed cases are listed here by category; the property-based tests draw
+the rest from the building blocks below (values, tokens, fragments). Each
+test records what it tried in :data:`TRIED`, and the test module prints the
+counts per category at the end of its run ("bad input cases tried: ...").
+
+Cases marked with a :data:`KNOWN_BUGS` key fail today because of a bug in a
+module this test suite may not change; they run as non-strict xfails that name
+the bug, so that fixing it shows up as XPASS.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+#: Category -> number of cases run in this session (configs, weights, positions, specs, cli, faults).
+TRIED: Counter[str] = Counter()
+
+CATEGORIES = ("configs", "weights", "positions", "specs", "squares", "cli", "run-dir faults")
+
+
+def tried(category: str, count: int = 1) -> None:
+    """Counts ``count`` cases of ``category`` as tried."""
+    assert category in CATEGORIES, category
+    TRIED[category] += count
+
+
+def report() -> str:
+    """Returns the one-line tally printed at the end of the module."""
+    parts = [f"{category} {TRIED[category]}" for category in CATEGORIES]
+    return f"bad input cases tried: {sum(TRIED.values())} ({', '.join(parts)})"
+
+
+# ---------------------------------------------------------------- bugs found in files owned by others
+
+#: Bugs reported (not fixed here): key -> where, input, what happens, suggested fix.
+KNOWN_BUGS: dict[str, str] = {
+    "cli-usage-multiline": (
+        "ga/cli.py main(): a click usage error of evolve/resume/play or of the group (bad option value, "
+        "missing argument, unknown command) prints click's 4-line 'Usage: ... Try ... Error: ...' "
+        "instead of one 'othello-ga: error: ...' line; fix: register those commands with "
+        "cls=commands.OneLineErrorCommand and turn click.UsageError in main() into one line"
+    ),
+    "checkpoint-field-types": (
+        "ga/runio.py read_checkpoint(): a checkpoint.json field of the wrong type (e.g. \"generation\": \"x\", "
+        "\"population\": 1, \"csv_bytes\": []) or a non-object document raises TypeError/AttributeError/"
+        "IndexError with a traceback (AttributeError is not caught); ga/evolve.py resume()/run() also "
+        "rewrite config.toml (--generations) and truncate the CSVs before the checkpoint is checked; "
+        "fix: validate every field's type and shape in read_checkpoint (raise RunDirError), and write "
+        "nothing before the whole state has been read"
+    ),
+    "manifest-not-object": (
+        "ga/runio.py read_manifest(): a manifest.json that is valid JSON but not an object ([] / 1 / null) "
+        "is returned as is, and ga/evolve.py run() fails with TypeError on manifest[...] = ...; fix: raise "
+        "RunDirError when the document is not a dict (as ga.summary.read_manifest does)"
+    ),
+}
+
+
+# ---------------------------------------------------------------- configs
+
+#: Valid TOML experiments that the mutation tests start from (all tiny).
+VALID_TOMLS: tuple[str, ...] = (
+    """\
+[experiment]
+name = "tiny"
+generations = 2
+
+[population]
+size = 8
+parents = 4
+
+[fitness]
+opponents = ["random"]
+
+[compute]
+workers = 1
+""",
+    """\
+[experiment]
+seed = 3
+generations = 1
+held_out_claim = true
+
+[population]
+size = 6
+parents = 2
+genome = "sym8"
+init_low = -0.5
+init_high = 0.5
+
+[selection]
+method = "adjacent-pairs"
+tournament_size = 2
+
+[crossover]
+method = "uniform"
+gene_probability = 0.25
+
+[mutation]
+method = "gaussian"
+sigma = 0.2
+
+[fitness]
+player = "wpc:1"
+opponents = [{spec = "nhand:1", weight = 2.0}, "nleast:1", "wpc:1@classic,eps=0.1"]
+colours = "both"
+draw = "all"
+
+[output]
+games_csv = false
+""",
+)
+
+#: Values of the wrong type or out of range, tried for every config key.
+WRONG_VALUES: tuple[Any, ...] = (
+    None, True, False, 0, -1, 1, 2**63, -(2**63) - 1, 10**40, 1.5, -0.0, math.nan, math.inf, -math.inf,
+    "", " ", "x", "random", "nhand:2", "tcp://h:1", "\x00", "é", [], [1], ["random"], {}, {"spec": "random"},
+    [{"spec": "random", "weight": math.nan}], [{"weight": 1}], [{"spec": 1}], [{"spec": "random", "extra": 1}],
+    [{"spec": "wpc:1"}], [{"spec": "human"}], ["wpc:1@/no/such/file.csv"], b"bytes", (1, 2),
+)
+
+#: Whole-document shapes that are not a table of sections.
+BAD_DOCUMENTS: tuple[Any, ...] = (None, [], "text", 1, {"experiment": []}, {"": {}}, {"Experiment": {}}, {1: {}})
+
+#: TOML texts that load_config must reject, with a fragment of the message.
+BAD_TOML_FILES: tuple[tuple[bytes, str], ...] = (
+    (b"", ""),  # empty is valid TOML: all defaults (it then passes or fails on nothing)
+    (b"\xff\xfe\x00[", "not UTF-8"),
+    (b"[experiment\nname = 1", "not valid TOML"),
+    (b"[experiment]\nname = \"a\"\nname = \"b\"\n", "not valid TOML"),
+    (b"[experiment]\ngenerations = 0\n", "experiment.generations"),
+    (b"[experimnt]\n", "did you mean 'experiment'"),
+    (b"[population]\nsize = 4\nparents = 8\n", "population.parents"),
+    (b"[mutation]\nlow = 1.0\nhigh = -1.0\n", "mutation.low"),
+    (b"[fitness]\nopponents = []\n", "at least one opponent"),
+    (b"[fitness]\nplayer = \"random\"\n", "fitness.player"),
+    (b"[fitness]\nopponents = [\"wpc:1@missing.csv\"]\n", "does not exist"),
+    (b"[compute]\nbackend = \"dask\"\n", "compute.address"),
+    (b"[selection]\nmethod = \"roulette\"\n[fitness]\nscore = \"disc_diff\"\n", "non-negative"),
+    (b"experiment = 3\n", "must be a table"),
+    (b"[experiment]\nname = \"../x\"\n", "path separators"),
+    (b"[experiment]\nseed = 1979-05-27\n", "experiment.seed"),
+)
+
+
+# ---------------------------------------------------------------- weights
+
+WEIGHT_FORMATS: dict[str, str] = {
+    "csv": ".csv", "json": ".json", "npy": ".npy", "markdown": ".md", "c": ".c", "python": ".py",
+}
+
+#: Cells that are never a finite weight in any text format.
+BAD_CELLS: tuple[str, ...] = (
+    "nan", "NaN", "inf", "-inf", "Infinity", "1e400", "-1e999", "x", "1.2.3", "0x", "--1", "None", "null",
+    "true", "'1'", "\"1\"", "1j", "[]", "{}", "é",
+)
+
+#: Tokens inserted by the text mutations (they break numbers, brackets, rows and strings).
+MUTATION_TOKENS: tuple[str, ...] = BAD_CELLS + (
+    ",", ",,", "\n", "\r\n", "|", "||", "[", "]", "{", "}", "(", ")", "\"", "'", "/*", "*/", "//", "#",
+    "\x00", "\ufeff", "\\", ";", "=", "1", "-", "1if", "0x1for", "[" * 50, "{\"weights\": ", "-" * 3,
+)
+
+#: Whole files that must fail, per suffix, with a fragment of the message.
+BAD_WEIGHT_FILES: tuple[tuple[str, bytes, str], ...] = (
+    (".csv", b"", "expected 64 numbers, found 0"),
+    (".csv", b"1,2,3\n", "found 3"),
+    (".csv", (b"1," * 63) + b"nan\n", "not a finite number"),
+    (".csv", b"\xff" * 10, "not UTF-8"),
+    (".json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (".json", b'{"weights": 1}', "expected a list"),
+    (".json", b'{"layout": "h8..a1", "weights": []}', "unsupported layout"),
+    (".json", b"[" + b",".join([b"NaN"] * 64) + b"]", "not a finite number"),
+    (".json", b"[" + b",".join([b"1" * 400] * 64) + b"]", "too large"),
+    (".md", b"| 1 | 2 |\n", "expected a rank label"),
+    (".md", b"no table\n", "no markdown table"),
+    (".c", b"double w[64];\n", "no C array"),
+    (".c", b"{" + b",".join([b"1e999"] * 64) + b"}", "not a finite number"),
+    (".py", b"w = [" + b",".join([b"1if 1 else 2"] * 64) + b"]\n", "something other than number literals"),
+    (".py", b"w = [1]\nv = [2]\n", "expected one list literal"),
+    (".py", b"w = [" + b"(" * 300 + b")" * 300 + b"]\n", "Python"),
+    (".py", b"w = [1, 2\n", "invalid Python"),
+    (".npy", b"", "not a valid .npy file"),
+    (".npy", b"\x93NUMPY\x01\x00", "not a valid .npy file"),
+    (".npy", b"PK\x03\x04", "not a valid .npy file"),
+    (".toml", b"1,2,3", "unknown suffix"),
+)
+
+
+# ---------------------------------------------------------------- positions, squares and specs
+
+#: Characters the position strategy draws from: the valid ones and their near misses.
+POSITION_ALPHABET = "XxOo*-.-0?Z é\t"
+#: Sides to move tried after the squares.
+POSITION_SIDES: tuple[str, ...] = (" X", " O", " x", " o", "", " ", " ?", " XO", " X extra", "\tX", "\nO", " -")
+#: Non-text positions.
+BAD_POSITION_OBJECTS: tuple[Any, ...] = (None, 1, b"-" * 64 + b" X", ["-"] * 64, 1.5)
+#: Non-text squares.
+BAD_SQUARE_OBJECTS: tuple[Any, ...] = (None, 19, b"d3", ["d3"], 1.5)
+
+#: Pieces the spec strategy glues together.
+SPEC_FRAGMENTS: tuple[str, ...] = (
+    "random", "nhand", "nhand_custom", "wpc", "nleast", "nmost", "alphabeta", "human", "Nhand", "minimax",
+    ":", ":0", ":1", ":2", ":6", ":7", ":12", ":13", ":-1", ": 2", ":²", ":١", ":1.5", ":99999999999999999999",
+    "@", "@heuristic", "@classic", "@disc", "@lr06", "@sjk11", "@Heuristic", "@nosuch", "@ ", "@missing.csv",
+    "@/no/such/dir/w.json", "@w.npy",
+    ",eps=0.1", ",eps=0", ",eps=1", ",eps=1.5", ",eps=-0.1", ",eps=nan", ",eps=inf", ",eps=", ",eps=1e400",
+    ",eps=0x1", ",phase=30", ",phase=0", ",phase=60", ",phase=²", ",phase= 5", ",phase=x", ",seed=1", ",",
+    ",,", " ", "\t", "\n", "\x00", "é",
+)
+#: Fixed bad specs, with a fragment of the message.
+BAD_SPECS: tuple[tuple[str, str], ...] = (
+    ("", "empty player spec"),
+    ("   ", "empty player spec"),
+    ("nhand:0", "must be in 1..6"),
+    ("nhand:²", "must be a positive integer"),
+    ("nhand:١", "must be a positive integer"),
+    ("random:2", "takes no depth"),
+    ("nhand@heuristic", "takes no weights table"),
+    ("wpc:1@", "empty table"),
+    ("wpc:1@nosuch", "unknown weights table"),
+    ("wpc:1@heuristic,eps=2", "eps"),
+    ("wpc:1@heuristic,phase=²", "phase"),
+    ("wpc:1@heuristic,foo=1", "unknown option"),
+    ("NHAND:2", "malformed player spec"),
+    ("chess:2", "unknown player kind"),
+)
+
+
+# ---------------------------------------------------------------- the command line
+
+#: Usage errors (click) that must also be one line, exit 2. {tmp} is a scratch directory.
+USAGE_ERRORS: tuple[tuple[list[str], str | None], ...] = (
+    (["evaluate", "random", "--vs", "random", "--games", "0"], None),
+    (["evaluate", "random", "--games", "2", "--vs"], None),
+    (["evaluate", "random", "--vs", "random"], None),
+    (["export", "heuristic", "--format", "yaml"], None),
+    (["export", "heuristic"], None),
+    (["plot", "{tmp}", "--format", "gif"], None),
+    (["evolve", "{tmp}/x.toml", "--generations", "0"], "cli-usage-multiline"),
+    (["evolve"], "cli-usage-multiline"),
+    (["resume", "{tmp}", "--workers", "-1"], "cli-usage-multiline"),
+    (["play", "--seed", "-1"], "cli-usage-multiline"),
+    (["no-such-command"], "cli-usage-multiline"),
+)
+
+#: Bad values of export's own options (SOURCE is a good built-in table), with a message fragment.
+BAD_EXPORT_OPTIONS: tuple[tuple[list[str], str], ...] = (
+    (["--format", "c", "--name", "1x"], "identifier"),
+    (["--format", "python", "--name", "a b"], "identifier"),
+    (["--format", "csv", "--scale", "nan"], "scale"),
+    (["--format", "csv", "--scale", "inf"], "scale"),
+    (["--format", "csv", "--scale", "-1"], "scale"),
+    (["--format", "csv", "--scale", "0"], "scale"),
+    (["--format", "c", "--scale", "1e300", "--round"], "overflow"),
+    (["--format", "npy"], "npy is binary"),
+    (["--format", "csv", "--which", "median"], "--which"),
+)
+
+#: Sources that are none of a run directory, weights file or built-in table.
+BAD_SOURCES: tuple[str, ...] = ("", "nosuch", "HEURISTIC", "{tmp}/missing.csv", "{tmp}/missing", "{tmp}/dir.csv")
+
+#: Damage done to a finished run before ``resume``: (file, new content or None to delete, known bug or None).
+RUN_DIR_FAULTS: tuple[tuple[str, bytes | None, str | None], ...] = (
+    ("checkpoint.json", None, None),
+    ("checkpoint.json", b"", None),
+    ("checkpoint.json", b"{", None),
+    ("checkpoint.json", b"\xff\xfe", None),
+    ("checkpoint.json", b"{}", None),
+    ("checkpoint.json", b'{"format": 2}', None),
+    ("checkpoint.json", b"[]", None),
+    ("checkpoint.json", b"1", "checkpoint-field-types"),
+    ("checkpoint.json", b"null", "checkpoint-field-types"),
+    ("config.toml", None, None),
+    ("config.toml", b"[experiment\n", None),
+    ("config.toml", b"\xff\xfe", None),
+    ("config.toml", b"[population]\nsize = 1\n", None),
+    ("manifest.json", None, None),
+    ("manifest.json", b"{", None),
+    ("manifest.json", b"[]", "manifest-not-object"),
+    ("manifest.json", b"null", "manifest-not-object"),
+    ("generations.csv", b"", None),
+)
+
+#: checkpoint.json fields set to a value of the wrong type: (field, JSON value, known bug or None).
+CHECKPOINT_FIELD_FAULTS: tuple[tuple[str, Any, str | None], ...] = (
+    ("format", "1", None),
+    ("population", {"dtype": "<f4", "shape": [1], "base64": ""}, None),
+    ("population", {"dtype": "<f8", "shape": [4, 64], "base64": "!!"}, None),
+    ("population", {"dtype": "<f8", "shape": [9, 9], "base64": ""}, None),
+    ("unknown_field", 1, None),
+    ("generation", "x", "checkpoint-field-types"),
+    ("generation", 1.5, "checkpoint-field-types"),
+    ("population", 1, "checkpoint-field-types"),
+    ("fitness", None, "checkpoint-field-types"),
+    ("born", [], "checkpoint-field-types"),
+    ("games_played", "x", "checkpoint-field-types"),
+    ("csv_bytes", [], "checkpoint-field-types"),
+)
+
+def npy_file(header: bytes, payload: bytes = bytes(8 * 64)) -> bytes:
+    """Returns ``.npy`` version 1.0 bytes with this header text (padded as numpy pads it)."""
+    text = header + b" " * (-(10 + len(header) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + payload
+
+
+#: End-to-end runs of ``python -m ga.cli`` (a real process: warnings and tracebacks reach stderr).
+#: (name, files to write into the scratch directory, argv with {tmp}, message fragment)
+END_TO_END: tuple[tuple[str, dict[str, bytes], list[str], str], ...] = (
+    ("python literal that makes the parser warn", {"w.py": b"w = [" + b",".join([b"1if"] * 64) + b"]\n"},
+     ["export", "{tmp}/w.py", "--format", "csv", "-o", "{tmp}/out.csv"], "w.py"),
+    ("npy whose header does not tokenize",
+     {"w.npy": npy_file(b"{'descr': '<f8', 'fortran_order': False, 'shape': (64,)[, }")},
+     ["evaluate", "{tmp}/w.npy", "--vs", "random", "--games", "2"], "not a valid .npy file"),
+    ("npy whose header has a bytes key",
+     {"w.npy": npy_file(b"{'descr': '<f8', b'fortran_order': False, 'shape': (64,), }")},
+     ["export", "{tmp}/w.npy", "--format", "json", "-o", "{tmp}/out.json"], "not a valid .npy file"),
+    ("json nested 100,000 deep", {"w.json": b"[" * 100_000 + b"]" * 100_000},
+     ["evaluate", "{tmp}/w.json", "--vs", "random", "--games", "2", "--csv", "{tmp}/out.csv"], "nested too deeply"),
+    ("config whose opponent table is malformed",
+     {"bad.toml": b'[population]\nsize = 4\nparents = 2\n[fitness]\nopponents = ["wpc:1@w.csv"]\n',
+      "w.csv": b"1,2,3\n"},
+     ["evolve", "{tmp}/bad.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"], "fitness.opponents[0].spec"),
+    ("play against a bad spec with stdin closed", {}, ["play", "alphabeta:13@heuristic"], "1..12"),
+    ("resume of a directory that is not a run", {}, ["resume", "{tmp}"], "not a run directory"),
+)

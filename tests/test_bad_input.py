@@ -1,0 +1,776 @@
+"""Bad input, systematically: random and mutated configs, weights files, positions and specs.
+
+The contract (README, "Bad input"): a loader raises only its documented error
+(ConfigError, WeightsError, ValueError), never KeyError, TypeError,
+UnicodeDecodeError, ...; the command line never shows a traceback, exits with
+code 2, prints exactly one line ``othello-ga: error: ...`` on stderr (a warning
+printed by a library counts as a line) and writes nothing. The cases are
+listed in ``bad_input_cases.py``; the counts are printed at the end.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import tomli_w
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import bad_input_cases as cases
+from bad_input_cases import KNOWN_BUGS, tried
+from engine import Board, Player, PlayerSpec, build_player, parse_spec, parse_square, square_name
+from ga import config as config_module
+from ga.cli import EXIT_BAD_INPUT, main
+from ga.config import Config, ConfigError, config_from_dict, load_config
+from ga.weights import WeightsError, format_weights, load_weights, npy_bytes, parse_weights
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = {name: [f.name for f in fields(cls)] for name, cls in config_module._SECTIONS.items()}
+KEYS = [(section, key) for section, keys in SECTIONS.items() for key in keys]
+ERROR_LINE = re.compile(r"othello-ga: error: \S.*")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_counts(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Runs without OTHELLO_GA_DEBUG and prints the tally of cases tried at the end."""
+    saved = os.environ.pop("OTHELLO_GA_DEBUG", None)
+    yield
+    if saved is not None:
+        os.environ["OTHELLO_GA_DEBUG"] = saved
+    reporter = request.config.pluginmanager.getplugin("terminalreporter")
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    if reporter is not None:
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+            reporter.write_line("")
+            reporter.write_line(cases.report())
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory shared by the examples of a module (hypothesis refuses function-scoped fixtures)."""
+    return tmp_path_factory.mktemp("bad-input")
+
+
+def xfail_if(bug: str | None) -> list[pytest.MarkDecorator]:
+    """Marks a case that fails because of a reported bug in a module this suite may not change."""
+    return [pytest.mark.xfail(reason=KNOWN_BUGS[bug], strict=False)] if bug else []
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def expect_only(error_type: type[Exception], function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Returns ``function(*args)`` or the ``error_type`` it raised; any other exception fails the test."""
+    try:
+        return function(*args, **kwargs)
+    except error_type as error:
+        message = str(error)
+        assert message and "\n" not in message, f"{error_type.__name__} message is not one line: {message!r}"
+        return error
+    except Exception:  # noqa: BLE001 - this is what the test is about
+        pytest.fail(f"{function.__name__}{args!r:.300} raised other than {error_type.__name__}:\n"
+                    f"{traceback.format_exc()}")
+
+
+def run_cli(argv: list[str]) -> tuple[int, str, list[str]]:
+    """Runs ``main(argv)`` in-process; returns the exit code, stdout and the lines of stderr.
+
+    Warnings are recorded and counted as stderr lines: a real process would print them.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        warnings.simplefilter("always")
+        sys.stdin, stdin = io.StringIO(""), sys.stdin  # play: stdin is closed
+        try:
+            code = main(argv)
+        except BaseException:  # noqa: BLE001 - a traceback is the failure
+            pytest.fail(f"othello-ga {argv} raised:\n{traceback.format_exc()}")
+        finally:
+            sys.stdin = stdin
+    lines = err.getvalue().splitlines() + [f"{w.category.__name__}: {w.message}" for w in caught]
+    return code, out.getvalue(), lines
+
+
+def assert_bad_input(argv: list[str], *fragments: str, unwritten: tuple[Path, ...] = ()) -> str:
+    """Runs the command line and checks the contract: exit 2, one error line, nothing written."""
+    tried("cli")
+    code, _, lines = run_cli(argv)
+    assert code == EXIT_BAD_INPUT, (argv, code, lines)
+    assert len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]), (argv, lines)
+    assert "Traceback" not in lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    for path in unwritten:
+        assert not path.exists(), f"{argv} wrote {path}"
+    return lines[0]
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Returns every file under ``root`` with its bytes (directories as empty entries)."""
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else b"") for p in sorted(root.rglob("*"))}
+
+
+def leftovers(directory: Path, before: set[str]) -> set[str]:
+    """Returns the names that appeared in ``directory`` (temporary files included)."""
+    return {path.name for path in directory.iterdir()} - before
+
+
+# ---------------------------------------------------------------- strategies
+
+toml_scalars = st.one_of(
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.sampled_from([0, 1, 2, 3, 59, 60, 2**63 - 1, -(2**63)]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(["random", "nhand:2", "wpc:1", "wpc:1@heuristic", "human", "full", "dask", "one-point",
+                     "tournament", "both", "win_rate", "local", "../x", ""]),
+    st.dates(),
+)
+toml_values = st.recursive(
+    toml_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+python_values = st.one_of(
+    toml_values,
+    st.sampled_from(cases.WRONG_VALUES),
+    st.integers(),
+    st.none(),
+    st.binary(max_size=4),
+    st.tuples(st.integers()),
+)
+
+
+@st.composite
+def mutated_bytes(draw: st.DrawFn, original: bytes, tokens: tuple[str, ...] = cases.MUTATION_TOKENS) -> bytes:
+    """Returns ``original`` after one to four random edits: cut, delete, insert, flip, repeat."""
+    data = bytearray(original)
+    for _ in range(draw(st.integers(1, 4))):
+        operation = draw(st.sampled_from(("truncate", "delete", "insert", "flip", "repeat")))
+        at = draw(st.integers(0, len(data)))
+        if operation == "truncate":
+            del data[at:]
+        elif operation == "delete":
+            del data[at : at + draw(st.integers(1, 16))]
+        elif operation == "insert":
+            token = draw(st.sampled_from(tokens) | st.text(max_size=4))
+            data[at:at] = token.encode("utf-8")
+        elif operation == "flip" and data:
+            data[min(at, len(data) - 1)] = draw(st.integers(0, 255))
+        elif operation == "repeat":
+            data[at:at] = data[at : at + draw(st.integers(1, 32))]
+    return bytes(data)
+
+
+# ---------------------------------------------------------------- configs
+
+
+@settings(max_examples=150)
+@given(key=st.sampled_from(KEYS), value=python_values)
+def test_config_key_of_any_value_is_accepted_or_named(key: tuple[str, str], value: Any) -> None:
+    tried("configs")
+    section, name = key
+    result = expect_only(ConfigError, config_from_dict, {section: {name: value}})
+    if isinstance(result, ConfigError):
+        assert re.match(r"config key '[^']+'", str(result)), result
+
+
+@pytest.mark.parametrize("key", KEYS, ids=".".join)
+def test_config_key_of_every_wrong_value(key: tuple[str, str]) -> None:
+    section, name = key
+    for value in cases.WRONG_VALUES:
+        tried("configs")
+        result = expect_only(ConfigError, config_from_dict, {section: {name: value}, "experiment": {"generations": 1}})
+        assert isinstance(result, (Config, ConfigError))
+
+
+@settings(max_examples=40)
+@given(section=st.sampled_from(["", *SECTIONS]), key=st.text(min_size=1, max_size=10))
+def test_unknown_config_key_is_named(section: str, key: str) -> None:
+    tried("configs")
+    known = SECTIONS.get(section, list(SECTIONS))
+    assume(key not in known)
+    data = {key: {}} if not section else {section: {key: 1}}
+    error = expect_only(ConfigError, config_from_dict, data)
+    assert isinstance(error, ConfigError)
+    assert "is not known" in str(error)
+
+
+@pytest.mark.parametrize("document", cases.BAD_DOCUMENTS, ids=repr)
+def test_config_document_that_is_not_a_table_of_sections(document: Any) -> None:
+    tried("configs")
+    assert isinstance(expect_only(ConfigError, config_from_dict, document), ConfigError)
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_mutated_toml_file_loads_or_fails_with_config_error(scratch: Path, data: st.DataObject) -> None:
+    tried("configs")
+    original = data.draw(st.sampled_from(cases.VALID_TOMLS)).encode("utf-8")
+    path = scratch / "mutated.toml"
+    path.write_bytes(data.draw(mutated_bytes(original)))
+    result = expect_only(ConfigError, load_config, path)
+    assert isinstance(result, (Config, ConfigError))
+
+
+@settings(max_examples=60)
+@given(section=st.sampled_from(list(SECTIONS)), data=st.data())
+def test_toml_file_with_a_random_value_loads_or_fails_with_config_error(
+    scratch: Path, section: str, data: st.DataObject
+) -> None:
+    tried("configs")
+    key = data.draw(st.sampled_from(SECTIONS[section]) | st.text(max_size=6))
+    path = scratch / "value.toml"
+    path.write_text(tomli_w.dumps({section: {key: data.draw(toml_values)}}), encoding="utf-8")
+    expect_only(ConfigError, load_config, path)
+
+
+@settings(max_examples=40)
+@given(content=st.binary(max_size=200))
+def test_config_file_of_random_bytes(scratch: Path, content: bytes) -> None:
+    tried("configs")
+    path = scratch / "random.toml"
+    path.write_bytes(content)
+    expect_only(ConfigError, load_config, path)
+
+
+@pytest.mark.parametrize(("content", "fragment"), cases.BAD_TOML_FILES, ids=lambda v: repr(v)[:30])
+def test_bad_toml_file(tmp_path: Path, content: bytes, fragment: str) -> None:
+    tried("configs")
+    path = tmp_path / "exp.toml"
+    path.write_bytes(content)
+    result = expect_only(ConfigError, load_config, path)
+    if fragment:
+        assert isinstance(result, ConfigError) and fragment in str(result)
+
+
+def test_config_file_paths_that_are_not_files(tmp_path: Path) -> None:
+    for path in (tmp_path / "missing.toml", tmp_path, tmp_path / "a\x00b.toml"):
+        tried("configs")
+        assert isinstance(expect_only(ConfigError, load_config, path), ConfigError)
+
+
+def test_config_with_a_malformed_opponent_table_fails_when_loaded(tmp_path: Path) -> None:
+    # Found by this module: the table used to be read by the first game, after the run directory was made.
+    (tmp_path / "w.csv").write_text("1,2,3\n")
+    path = tmp_path / "exp.toml"
+    path.write_text('[fitness]\nopponents = ["random", "wpc:1@w.csv"]\n')
+    tried("configs")
+    with pytest.raises(ConfigError, match=r"^config key 'fitness\.opponents\[1\]\.spec': weights file .*found 3"):
+        load_config(path)
+
+
+# ---------------------------------------------------------------- weights
+
+
+def render(cells: list[str], fmt: str) -> str:
+    """Writes text cells as a weights file of ``fmt`` (8 per row where the format has rows)."""
+    rows = [cells[start : start + 8] for start in range(0, len(cells), 8)]
+    if fmt == "csv":
+        return "\n".join(",".join(row) for row in rows) + "\n"
+    if fmt == "json":
+        return "[" + ", ".join(cells) + "]"
+    if fmt == "markdown":
+        lines = ["| | a | b | c | d | e | f | g | h |", "|---" * 9 + "|"]
+        lines += [f"| {index % 8 + 1} | " + " | ".join(row) + " |" for index, row in enumerate(rows)]
+        return "\n".join(lines) + "\n"
+    if fmt == "c":
+        return "static const double weights[] = {\n" + ",\n".join(", ".join(row) for row in rows) + "\n};\n"
+    return "weights = [\n" + ",\n".join(", ".join(row) for row in rows) + "\n]\n"
+
+
+cell_counts = st.sampled_from([0, 1, 8, 63, 64, 65, 72, 127, 128, 129, 192]) | st.integers(0, 140)
+
+
+def table_cells(count: int, scale: float) -> list[str]:
+    """Returns ``count`` distinct finite weights as text (repr, so they read back exactly)."""
+    return [repr(float(value)) for value in np.linspace(-scale, scale, count)]
+
+
+@settings(max_examples=100)
+@given(fmt=st.sampled_from(["csv", "json", "markdown", "c", "python"]), count=cell_counts,
+       scale=st.floats(min_value=0.0, max_value=1e300), bad=st.lists(st.sampled_from(cases.BAD_CELLS), max_size=2),
+       where=st.integers(0, 191))
+def test_weights_text_with_bad_cells_or_counts(fmt: str, count: int, scale: float, bad: list[str], where: int) -> None:
+    tried("weights")
+    cells = table_cells(count, scale)
+    for offset, cell in enumerate(bad if cells else []):
+        cells[(where + offset) % len(cells)] = cell
+    result = expect_only(WeightsError, parse_weights, render(cells, fmt), fmt)
+    if bad and cells or count not in (64, 128):
+        assert isinstance(result, WeightsError), (fmt, count, cells)
+    else:
+        assert isinstance(result, np.ndarray)
+        np.testing.assert_array_equal(result, [float(cell) for cell in cells])
+
+
+@settings(max_examples=60)
+@given(count=cell_counts, special=st.sampled_from([0.0, math.nan, math.inf, -math.inf, 1e300, 65504.0, 70000.0]),
+       where=st.integers(0, 191),
+       dtype=st.sampled_from(["<f8", "<f4", "<f2", ">f8", "<i8", "<u1", "<c16", "|b1", "<U2", "<M8[s]"]),
+       shape=st.sampled_from(["flat", "row", "column"]))
+def test_npy_of_any_count_dtype_or_value(count: int, special: float, where: int, dtype: str, shape: str) -> None:
+    tried("weights")
+    values = np.linspace(-1.0, 1.0, count)
+    if count:
+        values[where % count] = special
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            array = values.astype(dtype)
+        except (ValueError, OverflowError, TypeError):
+            array = np.zeros(count, dtype=dtype)
+    array = array.reshape({"flat": (count,), "row": (1, count), "column": (count, 1)}[shape])
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    result = expect_only(WeightsError, parse_weights, buffer.getvalue(), "npy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        finite = array.dtype.kind in "iuf" and bool(np.isfinite(array.astype(np.float64)).all())
+    if not finite or count not in (64, 128):
+        assert isinstance(result, WeightsError)
+    else:
+        np.testing.assert_array_equal(result, array.ravel().astype(np.float64))
+
+
+def valid_weights_file(fmt: str, phases: int) -> bytes:
+    weights = np.linspace(-1.0, 1.0, 64 * phases)
+    if fmt == "npy":
+        return npy_bytes(weights)
+    return format_weights(weights, fmt, source="a run").encode("utf-8")
+
+
+@settings(max_examples=150)
+@given(fmt=st.sampled_from(list(cases.WEIGHT_FORMATS)), phases=st.sampled_from([1, 2]), data=st.data())
+def test_mutated_weights_file_loads_or_fails_with_weights_error(
+    scratch: Path, fmt: str, phases: int, data: st.DataObject
+) -> None:
+    tried("weights")
+    path = scratch / f"mutated{cases.WEIGHT_FORMATS[fmt]}"
+    path.write_bytes(data.draw(mutated_bytes(valid_weights_file(fmt, phases))))
+    result = expect_only(WeightsError, load_weights, path)
+    if isinstance(result, np.ndarray):
+        assert result.dtype == np.float64 and result.shape in ((64,), (128,)) and np.isfinite(result).all()
+
+
+@settings(max_examples=40)
+@given(suffix=st.sampled_from([*cases.WEIGHT_FORMATS.values(), ".txt", ".h", ".weights", ""]),
+       content=st.binary(max_size=300))
+def test_weights_file_of_random_bytes(scratch: Path, suffix: str, content: bytes) -> None:
+    tried("weights")
+    path = scratch / f"random{suffix}"
+    path.write_bytes(content)
+    expect_only(WeightsError, load_weights, path)
+
+
+@pytest.mark.parametrize(("suffix", "content", "fragment"), cases.BAD_WEIGHT_FILES, ids=lambda v: repr(v)[:30])
+def test_bad_weights_file(tmp_path: Path, suffix: str, content: bytes, fragment: str) -> None:
+    tried("weights")
+    path = tmp_path / f"w{suffix}"
+    path.write_bytes(content)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would be a second line on stderr
+        error = expect_only(WeightsError, load_weights, path)
+    assert isinstance(error, WeightsError) and fragment in str(error), error
+
+
+@pytest.mark.parametrize("header", [
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (64,)[, }",  # tokenize.TokenError
+    b"{'descr': '<f8', b'fortran_order': False, 'shape': (64,), }",  # TypeError sorting the keys
+    b"{'descr': '<f8', 'fortran_order': 'yes', 'shape': (64,), }",
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (64,), 'extra': 1}",
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (2**6,), }",
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (-1,), }",
+    b"{'descr': 'zz', 'fortran_order': False, 'shape': (64,), }",
+    b"{'descr': '|O', 'fortran_order': False, 'shape': (64,), }",
+])
+def test_npy_with_a_damaged_header(header: bytes) -> None:
+    # Found by this module: numpy raised TokenError and TypeError, which escaped as tracebacks.
+    tried("weights")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        error = expect_only(WeightsError, parse_weights, cases.npy_file(header), "npy")
+    assert isinstance(error, WeightsError) and "not a valid .npy file" in str(error)
+
+
+def test_python_weights_that_make_the_parser_warn_fail_quietly() -> None:
+    # Found by this module: "1if" made ast.parse print a SyntaxWarning, a second line on stderr.
+    tried("weights")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(WeightsError, match="something other than number literals"):
+            parse_weights("w = [" + ", ".join(["1if 1 else 2"] * 64) + "]", "python")
+
+
+def test_parse_weights_of_the_wrong_kind_of_input() -> None:
+    for text, fmt in (("1", "yaml"), ("x", "npy"), (b"\xff\xfe", "csv"), (b"\xff", "python")):
+        tried("weights")
+        assert isinstance(expect_only(WeightsError, parse_weights, text, fmt), WeightsError)
+
+
+# ---------------------------------------------------------------- positions and squares
+
+positions = st.builds(
+    lambda squares, side: squares + side,
+    st.text(alphabet=cases.POSITION_ALPHABET, max_size=70) | st.text(alphabet="XO-", min_size=64, max_size=64),
+    st.sampled_from(cases.POSITION_SIDES),
+)
+
+
+@settings(max_examples=200)
+@given(text=positions | st.text(max_size=80))
+def test_position_text_is_a_board_or_value_error(text: str) -> None:
+    tried("positions")
+    result = expect_only(ValueError, Board.from_text, text)
+    parts = text.strip().split()
+    if isinstance(result, Board):
+        assert len(parts) == 2 and len(parts[0]) == 64 and parts[1].upper() in ("X", "O")
+        assert Board.from_text(result.to_text()) == result
+    elif len(parts) == 2 and len(parts[0]) != 64:
+        assert "64 squares" in str(result)
+
+
+@pytest.mark.parametrize("value", cases.BAD_POSITION_OBJECTS, ids=repr)
+def test_position_that_is_not_text(value: Any) -> None:
+    tried("positions")
+    assert isinstance(expect_only(ValueError, Board.from_text, value), ValueError)
+
+
+@settings(max_examples=100)
+@given(text=st.text(max_size=5) | st.builds(lambda f, r, pad: pad + f + r + pad, st.sampled_from("abhiABH1z²"),
+                                               st.sampled_from("0189a²١"), st.sampled_from(["", " ", "\t"])))
+def test_square_name_is_a_square_or_value_error(text: str) -> None:
+    tried("squares")
+    result = expect_only(ValueError, parse_square, text)
+    if isinstance(result, int):
+        assert square_name(result) == text.strip().lower()
+
+
+@pytest.mark.parametrize("value", cases.BAD_SQUARE_OBJECTS, ids=repr)
+def test_square_that_is_not_text(value: Any) -> None:
+    tried("squares")
+    assert isinstance(expect_only(ValueError, parse_square, value), ValueError)
+
+
+# ---------------------------------------------------------------- player specs
+
+specs = st.lists(st.sampled_from(cases.SPEC_FRAGMENTS), min_size=0, max_size=5).map("".join)
+
+
+@settings(max_examples=250)
+@given(text=specs | st.text(max_size=20))
+def test_spec_text_parses_or_raises_value_error(text: str) -> None:
+    tried("specs")
+    result = expect_only(ValueError, parse_spec, text)
+    if isinstance(result, PlayerSpec):
+        assert parse_spec(str(result)) == result  # what is accepted prints back to the same player
+        player = expect_only(ValueError, build_player, result, load_weights=load_weights)
+        assert isinstance(player, (Player, ValueError))
+        if result.kind == "human" or result.table is not None and not result.table_is_builtin:
+            assert isinstance(player, ValueError)  # no human engine player; the test files do not exist
+
+
+@settings(max_examples=100)
+@given(text=specs, role=st.sampled_from(["player", "opponent", "weighted opponent"]))
+def test_spec_in_a_config_is_accepted_or_named(text: str, role: str) -> None:
+    tried("specs")
+    fitness: dict[str, Any] = {
+        "player": {"player": text},
+        "opponent": {"opponents": [text]},
+        "weighted opponent": {"opponents": ["random", {"spec": text, "weight": 0.5}]},
+    }[role]
+    result = expect_only(ConfigError, config_from_dict, {"fitness": fitness})
+    if isinstance(result, ConfigError):
+        assert str(result).startswith("config key 'fitness."), result
+
+
+@pytest.mark.parametrize(("text", "fragment"), cases.BAD_SPECS, ids=repr)
+def test_bad_spec_is_named(text: str, fragment: str) -> None:
+    tried("specs")
+    error = expect_only(ValueError, parse_spec, text)
+    assert isinstance(error, ValueError) and fragment in str(error), error
+    if text.strip():
+        assert repr(text) in str(error) or repr(text.strip()) in str(error), error
+
+
+@pytest.mark.parametrize("value", [None, 1, b"random", ["random"]], ids=repr)
+def test_spec_that_is_not_text(value: Any) -> None:
+    tried("specs")
+    assert isinstance(expect_only(ValueError, parse_spec, value), ValueError)
+
+
+# ---------------------------------------------------------------- the command line: evolve
+
+
+@st.composite
+def bad_config_texts(draw: st.DrawFn) -> bytes:
+    """Returns a TOML experiment that load_config rejects: a mutated file, a wrong value or an unknown key."""
+    base = draw(st.sampled_from(cases.VALID_TOMLS))
+    how = draw(st.sampled_from(("mutate", "value", "unknown")))
+    if how == "mutate":
+        return draw(mutated_bytes(base.encode("utf-8")))
+    import tomllib
+
+    data = tomllib.loads(base)
+    section, key = draw(st.sampled_from(KEYS))
+    if how == "unknown":
+        key = draw(st.sampled_from(["sise", "seeds", "Method", "workers ", "x"]))
+    data.setdefault(section, {})[key] = draw(toml_values)
+    return tomli_w.dumps(data).encode("utf-8")
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(content=bad_config_texts())
+def test_evolve_with_a_bad_config_writes_nothing(scratch: Path, content: bytes) -> None:
+    path = scratch / "bad.toml"
+    path.write_bytes(content)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assume(isinstance(expect_only(ConfigError, load_config, path), ConfigError))
+    out = scratch / "evolve-out"
+    assert_bad_input(["evolve", str(path), "--out", str(out), "--quiet", "--no-plots"], "config",
+                     unwritten=(out,))
+
+
+def test_evolve_with_a_malformed_opponent_table_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "w.npy").write_bytes(cases.npy_file(b"{'descr': '<f8', 'fortran_order': False, 'shape': (63,), }"))
+    path = tmp_path / "exp.toml"
+    path.write_text('[population]\nsize = 4\nparents = 2\n[fitness]\nopponents = ["wpc:1@w.npy"]\n')
+    out = tmp_path / "run"
+    assert_bad_input(["evolve", str(path), "--out", str(out), "--quiet", "--no-plots"],
+                     "fitness.opponents[0].spec", "w.npy", unwritten=(out,))
+
+
+def test_evolve_into_an_existing_directory_or_file_writes_nothing(tmp_path: Path) -> None:
+    config = tmp_path / "exp.toml"
+    config.write_text(cases.VALID_TOMLS[0])
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    (tmp_path / "file").write_text("mine")
+    for out in (tmp_path / "full", tmp_path / "file"):
+        before = snapshot(tmp_path)
+        assert_bad_input(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"], "already exists")
+        assert snapshot(tmp_path) == before
+
+
+# ---------------------------------------------------------------- the command line: weights and specs
+
+bad_weight_files = st.one_of(
+    st.sampled_from(cases.BAD_WEIGHT_FILES).map(lambda case: (case[0], case[1])),
+    st.sampled_from(list(cases.WEIGHT_FORMATS.items())).flatmap(
+        lambda item: st.tuples(st.just(item[1]), mutated_bytes(valid_weights_file(item[0], 1)))
+    ),
+)
+
+
+def write_bad_weights(scratch: Path, suffix: str, content: bytes) -> Path | None:
+    """Writes the file and returns it if load_weights rejects it (None if the mutation left it valid)."""
+    path = scratch / f"w{suffix}"
+    path.write_bytes(content)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return path if isinstance(expect_only(WeightsError, load_weights, path), WeightsError) else None
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(case=bad_weight_files, as_opponent=st.booleans())
+def test_evaluate_with_a_bad_weights_file_writes_nothing(
+    scratch: Path, case: tuple[str, bytes], as_opponent: bool
+) -> None:
+    path = write_bad_weights(scratch, *case)
+    assume(path is not None)
+    assert path is not None
+    out = scratch / "evaluate.csv"
+    before = {p.name for p in scratch.iterdir()}
+    player, opponent = ("random", f"wpc:1@{path}") if as_opponent else (str(path), "random")
+    assert_bad_input(["evaluate", player, "--vs", opponent, "--games", "2", "--csv", str(out)], path.name,
+                     unwritten=(out,))
+    assert not leftovers(scratch, before)
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(case=bad_weight_files, fmt=st.sampled_from(["csv", "json", "npy", "markdown", "c", "python"]))
+def test_export_of_a_bad_weights_file_writes_nothing(scratch: Path, case: tuple[str, bytes], fmt: str) -> None:
+    path = write_bad_weights(scratch, *case)
+    assume(path is not None)
+    assert path is not None
+    out = scratch / f"exported.{ {'markdown': 'md', 'python': 'py'}.get(fmt, fmt) }"
+    before = {p.name for p in scratch.iterdir()}
+    assert_bad_input(["export", str(path), "--format", fmt, "-o", str(out)], path.name, unwritten=(out,))
+    assert not leftovers(scratch, before)
+
+
+@settings(max_examples=40)
+@given(text=specs)
+def test_evaluate_and_play_with_a_bad_spec(scratch: Path, text: str) -> None:
+    error = expect_only(ValueError, build_player, text, load_weights=load_weights)
+    assume(isinstance(error, ValueError))
+    out = scratch / "spec.csv"
+    assert_bad_input(["evaluate", "wpc:1@heuristic", "--vs", text, "--games", "2", "--csv", str(out)],
+                     unwritten=(out,))
+    assert_bad_input(["play", text])
+    assert_bad_input(["evaluate", text, "--vs", "random", "--games", "2", "--csv", str(out)], unwritten=(out,))
+
+
+@pytest.mark.parametrize(("options", "fragment"), cases.BAD_EXPORT_OPTIONS, ids=lambda v: repr(v)[:40])
+def test_export_with_a_bad_option(tmp_path: Path, options: list[str], fragment: str) -> None:
+    out = tmp_path / "out.txt"
+    arguments = ["export", "heuristic", *options] + (["-o", str(out)] if "npy" not in options else [])
+    assert_bad_input(arguments, fragment, unwritten=(out,))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("source", cases.BAD_SOURCES, ids=repr)
+def test_export_and_evaluate_of_a_bad_source(tmp_path: Path, source: str) -> None:
+    (tmp_path / "dir.csv").mkdir()
+    source = source.format(tmp=tmp_path)
+    before = snapshot(tmp_path)
+    assert_bad_input(["export", source, "--format", "csv", "-o", str(tmp_path / "out.csv")])
+    assert_bad_input(["evaluate", source, "--vs", "random", "--games", "2", "--csv", str(tmp_path / "e.csv")])
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "bug"),
+    [pytest.param(argv, bug, marks=xfail_if(bug), id=" ".join(argv)) for argv, bug in cases.USAGE_ERRORS],
+)
+def test_usage_error_is_one_line(tmp_path: Path, argv: list[str], bug: str | None) -> None:
+    assert_bad_input([part.format(tmp=tmp_path) for part in argv])
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- the command line: run directories
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real two-generation run (under a second) that the fault tests damage copies of."""
+    root = tmp_path_factory.mktemp("run")
+    config = root / "tiny.toml"
+    config.write_text(cases.VALID_TOMLS[0])
+    code, _, lines = run_cli(["evolve", str(config), "--out", str(root / "run"), "--quiet", "--no-plots"])
+    assert code == 0, lines
+    return root / "run"
+
+
+def damaged_copy(finished_run: Path, tmp_path: Path, name: str, content: bytes | None) -> Path:
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    if content is None:
+        (run_dir / name).unlink()
+    else:
+        (run_dir / name).write_bytes(content)
+    return run_dir
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "bug"),
+    [pytest.param(*case, marks=xfail_if(case[2]), id=f"{case[0]}={case[1]!r}") for case in cases.RUN_DIR_FAULTS],
+)
+@pytest.mark.parametrize("extend", [False, True], ids=["resume", "resume-extend"])
+def test_resume_of_a_damaged_run_writes_nothing(
+    finished_run: Path, tmp_path: Path, name: str, content: bytes | None, bug: str | None, extend: bool
+) -> None:
+    tried("run-dir faults")
+    run_dir = damaged_copy(finished_run, tmp_path, name, content)
+    before = snapshot(run_dir)
+    extra = ["--generations", "3"] if extend else []
+    assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots", *extra])
+    assert snapshot(run_dir) == before
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "bug"),
+    [pytest.param(*case, marks=xfail_if(case[2]), id=f"{case[0]}={case[1]!r:.30}")
+     for case in cases.CHECKPOINT_FIELD_FAULTS],
+)
+def test_resume_with_a_damaged_checkpoint_field_writes_nothing(
+    finished_run: Path, tmp_path: Path, field: str, value: Any, bug: str | None
+) -> None:
+    tried("run-dir faults")
+    checkpoint = json.loads((finished_run / "checkpoint.json").read_text())
+    checkpoint[field] = value
+    run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", json.dumps(checkpoint).encode())
+    before = snapshot(run_dir)
+    assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots", "--generations", "3"])
+    assert snapshot(run_dir) == before
+
+
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(["manifest.json", "generations.csv", "best_weights.csv", "config.toml"]),
+       content=st.binary(max_size=64))
+def test_show_and_plot_of_a_damaged_run_do_not_crash(
+    finished_run: Path, scratch: Path, name: str, content: bytes
+) -> None:
+    tried("run-dir faults")
+    run_dir = scratch / "damaged-run"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    shutil.copytree(finished_run, run_dir)
+    (run_dir / name).write_bytes(content)
+    code, _, lines = run_cli(["show", str(run_dir)])
+    tried("cli")
+    assert code in (0, EXIT_BAD_INPUT), lines
+    assert code == 0 or len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]), lines
+
+
+@pytest.mark.parametrize("command", ["show", "plot", "resume"])
+@pytest.mark.parametrize("what", ["missing", "empty directory", "a file", "not a run"])
+def test_run_commands_on_something_that_is_not_a_run(tmp_path: Path, command: str, what: str) -> None:
+    target = tmp_path / "target"
+    if what == "empty directory":
+        target.mkdir()
+    elif what == "a file":
+        target.write_text("1,2,3\n")
+    elif what == "not a run":
+        target.mkdir()
+        (target / "notes.txt").write_text("hello")
+    before = snapshot(tmp_path)
+    assert_bad_input([command, str(target)])
+    assert snapshot(tmp_path) == before
+
+
+# ---------------------------------------------------------------- end to end, in a real process
+
+
+@pytest.mark.parametrize(("name", "files", "argv", "fragment"), cases.END_TO_END, ids=[c[0] for c in cases.END_TO_END])
+def test_end_to_end_bad_input(tmp_path: Path, name: str, files: dict[str, bytes], argv: list[str],
+                              fragment: str) -> None:
+    tried("cli")
+    for file_name, content in files.items():
+        (tmp_path / file_name).write_bytes(content)
+    before = snapshot(tmp_path)
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(
+        [sys.executable, "-m", "ga.cli", *[part.format(tmp=tmp_path) for part in argv]],
+        cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT, completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]), completed.stderr
+    assert fragment in lines[0]
+    assert snapshot(tmp_path) == before
+
+
+def test_the_registry_has_every_category() -> None:
+    assert set(cases.CATEGORIES) >= {"configs", "weights", "positions", "specs", "cli"}
+    for bug in [case[-1] for case in cases.RUN_DIR_FAULTS + cases.CHECKPOINT_FIELD_FAULTS + cases.USAGE_ERRORS]:
+        assert bug is None or bug in KNOWN_BUGS

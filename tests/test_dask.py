@@ -1,0 +1,332 @@
+"""The Dask backend: real schedulers and workers on 127.0.0.1, the same files as a local run, and its faults."""
+from __future__ import annotations
+
+import copy
+import csv
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+
+distributed = pytest.importorskip("distributed")
+
+import ga.cli  # noqa: E402
+import ga.cluster  # noqa: E402
+from ga.cli import main  # noqa: E402
+from ga.config import config_from_dict, load_config  # noqa: E402
+from ga.evolve import evolve  # noqa: E402
+from ga.runio import read_checkpoint  # noqa: E402
+
+REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
+
+
+def experiment(**sections: dict[str, Any]) -> dict[str, Any]:
+    """Returns a small experiment whose whole state is in the checkpoint (elites, coevolution, hall of fame)."""
+    data: dict[str, dict[str, Any]] = {
+        "experiment": {"name": "dask", "seed": 7, "generations": 4},
+        "population": {"size": 12, "parents": 6},
+        "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1},
+        "fitness": {"opponents": ["random", "nhand:1", "nmost:1"], "draw": "one", "games_per_opponent": 4,
+                    "colours": "both", "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3},
+        "compute": {"workers": 1},
+    }
+    for name, values in sections.items():
+        data[name] = data.get(name, {}) | values
+    return data
+
+
+def generations_without_timings(run_dir: Path) -> list[list[str]]:
+    with open(run_dir / "generations.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    keep = [i for i, column in enumerate(rows[0]) if not column.endswith("_s")]
+    return [[row[i] for i in keep] for row in rows]
+
+
+def assert_same_run(first: Path, second: Path) -> None:
+    for name in REPRODUCIBLE:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), f"{name} differs"
+    assert generations_without_timings(first) == generations_without_timings(second)
+
+
+def snapshot(run_dir: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(run_dir.iterdir()) if path.is_file()}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def config_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("config") / "dask.toml"
+    path.write_text(tomli_w.dumps(experiment()), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The local run every cluster run must reproduce."""
+    run_dir = tmp_path_factory.mktemp("reference") / "run"
+    evolve(config_from_dict(experiment()), out=run_dir)
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """Two single-threaded worker processes (with nannies, which restart a killed worker)."""
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None, silence_logs=50,
+                                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    yield local
+    local.close()
+
+
+@pytest.fixture
+def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ga.cluster, "CONNECT_TIMEOUT_S", 2.0)
+
+
+# --- the same results --------------------------------------------------------------------------
+
+
+def test_a_run_on_a_dask_cluster_writes_the_files_of_a_local_run(cluster: Any, reference: Path,
+                                                                  tmp_path: Path) -> None:
+    result = evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address)
+    assert result.finished
+    assert_same_run(reference, tmp_path / "run")
+    saved = load_config(tmp_path / "run" / "config.toml").compute
+    assert (saved.backend, saved.address) == ("dask", cluster.scheduler_address)
+
+
+def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks: list[int] = []
+    real_map = ga.cluster.cluster_map
+
+    def counting_map(client: Any) -> Any:
+        run_on_cluster = real_map(client)
+
+        def counted(function: Any, items: Any) -> Any:
+            items = list(items)
+            tasks.append(len(items))
+            return run_on_cluster(function, items)
+
+        return counted
+
+    monkeypatch.setattr(ga.cluster, "cluster_map", counting_map)
+    evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address, generations=2)
+    # 2 workers x BATCHES_PER_WORKER batches, cut at individuals: 12 individuals give 8 tasks
+    assert tasks == [8, 8]
+
+
+def test_the_cli_runs_on_an_in_process_cluster(config_file: Path, reference: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert main(["evolve", str(config_file), "--dask", "local:2", "--out", str(out), "--quiet", "--no-plots"]) == 0
+    assert_same_run(reference, out)
+
+
+def test_a_config_can_ask_for_dask(reference: Path, tmp_path: Path) -> None:
+    path = tmp_path / "dask.toml"
+    path.write_text(tomli_w.dumps(experiment(compute={"backend": "dask", "address": "local:1"})), encoding="utf-8")
+    assert main(["evolve", str(path), "--out", str(tmp_path / "run"), "--quiet", "--no-plots"]) == 0
+    assert_same_run(reference, tmp_path / "run")
+
+
+@pytest.mark.parametrize("address", ["local:0", "local:x", "local:", "http://host:8786"])
+def test_a_bad_address_is_bad_input(config_file: Path, tmp_path: Path, address: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evolve", str(config_file), "--dask", address, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "compute.address" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_tls_files_go_together(config_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_text("")
+    assert main(["evolve", str(config_file), "--dask", "tls://127.0.0.1:1", "--dask-tls-ca", str(ca),
+                 "--out", str(tmp_path / "run")]) == 2
+    assert "--dask-tls-cert" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+# --- faults ------------------------------------------------------------------------------------
+
+
+def test_an_unreachable_scheduler_is_one_line_exit_2_and_nothing_written(
+    config_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ga.cluster, "CONNECT_TIMEOUT_S", 1.0)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    assert main(["evolve", str(config_file), "--dask", address, "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1, captured.err
+    assert captured.err.startswith("othello-ga: error: ") and address in captured.err
+    assert not (tmp_path / "run").exists()
+
+    # resuming a run on it changes nothing either
+    assert main(["evolve", str(config_file), "--generations", "2", "--out", str(tmp_path / "local"), "--quiet",
+                 "--no-plots"]) == 0
+    before = snapshot(tmp_path / "local")
+    capsys.readouterr()
+    assert main(["resume", str(tmp_path / "local"), "--generations", "3", "--dask", address, "--quiet"]) == 2
+    assert address in capsys.readouterr().err
+    assert snapshot(tmp_path / "local") == before
+
+
+def test_a_killed_worker_changes_nothing(cluster: Any, reference: Path, tmp_path: Path) -> None:
+    client = distributed.Client(cluster, set_as_default=False)
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+
+    class KillAfterFirstGeneration:
+        def __call__(self, start: int, total: int) -> KillAfterFirstGeneration:
+            return self
+
+        def update(self, record: dict[str, Any]) -> None:
+            if record["generation"] == 1:
+                os.kill(victim, signal.SIGKILL)  # the next generation's tasks go out while it dies
+
+        def close(self) -> None:
+            pass
+
+    try:
+        result = evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address,
+                        progress=KillAfterFirstGeneration())
+        assert result.finished
+        assert_same_run(reference, tmp_path / "run")
+        client.wait_for_workers(2, timeout=30)
+        assert victim not in client.run(os.getpid).values()  # the worker really died and was replaced
+    finally:
+        client.close()
+
+
+def test_a_lost_cluster_stops_with_exit_1_and_the_run_resumes_locally(
+    config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, short_timeouts: None,
+) -> None:
+    doomed = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1",
+                                      protocol="tcp", dashboard_address=None, silence_logs=50,
+                                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+
+    class CloseClusterAfterFirstGeneration(ga.cli.Progress):
+        def update(self, record: dict[str, Any]) -> None:
+            super().update(record)
+            if record["generation"] == 1:
+                doomed.close()
+
+    monkeypatch.setattr(ga.cli, "Progress", CloseClusterAfterFirstGeneration)
+    out = tmp_path / "run"
+    try:
+        code = main(["evolve", str(config_file), "--dask", doomed.scheduler_address, "--out", str(out), "--quiet",
+                     "--no-plots"])
+    finally:
+        doomed.close()
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.err.count("\n") == 1, captured.err
+    assert "lost the Dask cluster" in captured.err and f"othello-ga resume {out} --local" in captured.err
+    assert read_checkpoint(out).generation == 1
+
+    monkeypatch.undo()
+    assert main(["resume", str(out), "--local", "--quiet", "--no-plots"]) == 0
+    assert_same_run(reference, out)
+    assert load_config(out / "config.toml").compute.backend == "dask"  # --local is not saved
+
+
+@pytest.mark.slow
+def test_a_killed_scheduler_process_then_a_resume_on_another_cluster(
+    config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, short_timeouts: None,
+) -> None:
+    scheduler_file = tmp_path / "scheduler.json"
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)}
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                                   str(scheduler_file), "--nthreads", "1", "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        import json
+
+        address = json.loads(scheduler_file.read_text())["address"]
+        with distributed.Client(address, set_as_default=False, timeout=30) as client:
+            client.wait_for_workers(1, timeout=60)
+
+        class KillSchedulerAfterFirstGeneration(ga.cli.Progress):
+            def update(self, record: dict[str, Any]) -> None:
+                super().update(record)
+                if record["generation"] == 1:
+                    scheduler.send_signal(signal.SIGKILL)
+                    scheduler.wait()
+
+        monkeypatch.setattr(ga.cli, "Progress", KillSchedulerAfterFirstGeneration)
+        out = tmp_path / "run"
+        assert main(["evolve", str(config_file), "--dask", address, "--out", str(out), "--quiet", "--no-plots"]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and address in err, err
+        assert read_checkpoint(out).generation == 1
+        monkeypatch.undo()
+        assert main(["resume", str(out), "--dask", "local:2", "--quiet", "--no-plots"]) == 0
+        assert_same_run(reference, out)
+    finally:
+        for process in (worker, scheduler):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+@pytest.mark.slow
+def test_a_tls_cluster_takes_the_certificates_from_the_command_line(
+    config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if subprocess.run(["openssl", "version"], capture_output=True).returncode != 0:
+        pytest.skip("openssl is not installed")
+    dask = pytest.importorskip("dask")
+    from distributed.security import Security
+
+    ca, ca_key, cert, key = (tmp_path / name for name in ("ca.pem", "ca.key", "cert.pem", "key.pem"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=test-ca",
+                    "-keyout", str(ca_key), "-out", str(ca)], check=True, capture_output=True)
+    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(tmp_path / "req.csr")],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", str(tmp_path / "req.csr"), "-CA", str(ca), "-CAkey", str(ca_key),
+                    "-CAcreateserial", "-days", "1", "-copy_extensions", "copy", "-out", str(cert)],
+                   check=True, capture_output=True)
+    security = Security(tls_ca_file=str(ca), tls_scheduler_cert=str(cert), tls_scheduler_key=str(key),
+                        tls_worker_cert=str(cert), tls_worker_key=str(key), tls_client_cert=str(cert),
+                        tls_client_key=str(key), require_encryption=True)
+    saved = copy.deepcopy(dask.config.config)
+    secure = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+                                      protocol="tls", security=security, dashboard_address=None, silence_logs=50,
+                                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    try:
+        address = secure.scheduler_address
+        assert address.startswith("tls://")
+        # without the certificates the scheduler is out of reach
+        assert main(["evolve", str(config_file), "--dask", address, "--out", str(tmp_path / "refused")]) == 2
+        assert address in capsys.readouterr().err
+        assert not (tmp_path / "refused").exists()
+        out = tmp_path / "run"
+        assert main(["evolve", str(config_file), "--dask", address, "--dask-tls-ca", str(ca), "--dask-tls-cert",
+                     str(cert), "--dask-tls-key", str(key), "--out", str(out), "--quiet", "--no-plots"]) == 0
+        assert_same_run(reference, out)
+    finally:
+        secure.close()
+        dask.config.config.clear()
+        dask.config.config.update(saved)
