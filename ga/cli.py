@@ -201,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 1
+    except click.UsageError as error:
+        command = error.ctx.command_path if error.ctx is not None else "othello-ga"
+        click.echo(f"othello-ga: error: {_one_line(error.format_message())} (see '{command} --help')", err=True)
+        return EXIT_BAD_INPUT
     except click.ClickException as error:
         error.show()
         return error.exit_code

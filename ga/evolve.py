@@ -29,7 +29,8 @@ from ga import fitness, operators
 from ga.config import Config, config_to_toml, load_config, with_overrides
 from ga.genome import expand, expand_many, genome_length
 from ga.runio import (
-    CONFIG, Checkpoint, RunDirError, RunWriter, atomic_write, check_run_dir, command_line, generation_columns, now_iso, read_checkpoint,
+    CONFIG, Checkpoint, RunDirError, RunWriter, atomic_write, check_checkpoint_fits, check_run_dir, command_line,
+    generation_columns, now_iso, read_checkpoint,
     read_config, read_manifest, versions,
 )
 
@@ -310,6 +311,7 @@ def run(
     """
     labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
+    fitness.check_opponents(labels)  # a bad weights file stops the run before anything is written
     if resume:
         checkpoint = read_checkpoint(run_dir)
         manifest = read_manifest(run_dir)
@@ -513,7 +515,10 @@ def resume(
     path = Path(run_dir)
     check_run_dir(path)
     saved = read_config(path)
-    done = read_checkpoint(path).generation + 1
+    checkpoint = read_checkpoint(path)
+    check_checkpoint_fits(checkpoint, saved)
+    read_manifest(path)
+    done = checkpoint.generation + 1
     if generations is not None and generations < done:
         raise RunDirError(f"'{path}' has already done {done} generations; --generations must be at least {done}")
     config = with_overrides(saved, generations=generations)

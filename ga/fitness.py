@@ -183,6 +183,12 @@ def _opponent(label: str) -> Player | None:
     return _OPPONENTS[label]
 
 
+def check_opponents(labels: Sequence[str]) -> None:
+    """Builds every opponent once (reading weights files), raising their errors now rather than mid-run."""
+    for label in labels:
+        _opponent(label)
+
+
 def evaluate(batch: Batch) -> np.ndarray:
     """Plays a batch's games and returns the individual's disc difference in each."""
     kind, depth, eps, phase_move = batch.player

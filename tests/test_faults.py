@@ -88,3 +88,24 @@ def test_a_file_in_the_way_of_the_output_directory_is_refused(tmp_path: Path) ->
     with pytest.raises(RunDirError, match="already exists"):
         evolve(config_from_dict(tiny()), out=blocker)
     assert blocker.read_text() == "precious"
+
+
+def test_resume_refuses_a_config_that_does_not_fit_the_checkpoint(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny()), out=run_dir, generations=2)
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+    (run_dir / "config.toml").write_text("")  # valid TOML: the all-defaults experiment (32 individuals)
+    before["config.toml"] = b""
+    with pytest.raises(RunDirError, match="checkpoint holds 8 individuals"):
+        resume(run_dir, generations=4)
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == before
+
+
+def test_a_bad_opponent_weights_file_stops_the_api_before_anything_is_written(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1,2,3\n")
+    data = tiny()
+    data["fitness"] = data["fitness"] | {"opponents": [f"wpc:1@{bad}"]}
+    with pytest.raises(ValueError, match="expected 64 numbers"):
+        evolve(config_from_dict(data), out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
