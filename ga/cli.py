@@ -100,7 +100,7 @@ def _run_on(run_dir: Path, start: Any) -> Any:
             hint = f"the last checkpoint is intact; continue with: othello-ga resume {run_dir} --local (or --dask ADDRESS)"
         else:
             hint = f"no generation was finished; '{run_dir}' holds nothing to resume"
-        raise ClusterLost(f"{error}; {hint}") from error
+        raise type(error)(f"{error}; {hint}") from error
 
 
 def _configure_tls(ca: Path | None, cert: Path | None, key: Path | None) -> None:

@@ -55,7 +55,7 @@ MutationMethod = Literal["reset", "gaussian"]
 Draw = Literal["one", "all"]
 Colours = Literal["black", "white", "both"]
 Score = Literal["win_rate", "disc_diff"]
-Backend = Literal["local", "processes", "dask"]
+Backend = Literal["local", "dask"]
 
 #: Genes per individual for each genome layout. sym8 ties the 64 squares into
 #: the 10 orbits of the board's 8 symmetries; sym4 into the 20 orbits of the
