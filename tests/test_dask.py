@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-import csv
 import os
 import signal
 import socket
@@ -24,8 +23,8 @@ from ga.cli import main  # noqa: E402
 from ga.config import config_from_dict, load_config  # noqa: E402
 from ga.evolve import evolve  # noqa: E402
 from ga.runio import read_checkpoint  # noqa: E402
+from runs import assert_same_run
 
-REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
 
 
 def experiment(**sections: dict[str, Any]) -> dict[str, Any]:
@@ -43,17 +42,8 @@ def experiment(**sections: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def generations_without_timings(run_dir: Path) -> list[list[str]]:
-    with open(run_dir / "generations.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
-    keep = [i for i, column in enumerate(rows[0]) if not column.endswith("_s")]
-    return [[row[i] for i in keep] for row in rows]
 
 
-def assert_same_run(first: Path, second: Path) -> None:
-    for name in REPRODUCIBLE:
-        assert (first / name).read_bytes() == (second / name).read_bytes(), f"{name} differs"
-    assert generations_without_timings(first) == generations_without_timings(second)
 
 
 def snapshot(run_dir: Path) -> dict[str, bytes]:

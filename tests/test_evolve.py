@@ -19,6 +19,7 @@ from ga.config import Config, ConfigError, config_from_dict, load_config
 from ga.evolve import breed, build_toolbox, evolve
 from ga.fitness import opponent_labels
 from ga.runio import GAME_COLUMNS, RunDirError, generation_columns, weight_columns
+from runs import assert_same_run, reproducible_state
 
 RUN_FILES = {
     "config.toml", "generations.csv", "games.csv", "population.csv", "best_weights.csv",
@@ -26,7 +27,6 @@ RUN_FILES = {
 }
 # Files that must be byte-identical between two runs of the same experiment
 # (generations.csv too, once its timing columns are dropped).
-REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
 
 
 def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
@@ -53,23 +53,10 @@ def read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
     return rows[0], rows[1:]
 
 
-def generations_without_timings(run_dir: Path) -> list[list[str]]:
-    header, rows = read_rows(run_dir / "generations.csv")
-    keep = [i for i, column in enumerate(header) if not column.endswith("_s")]
-    return [[row[i] for i in keep] for row in [header] + rows]
 
 
-def reproducible_state(run_dir: Path) -> dict[str, Any]:
-    """Returns what two runs of one experiment must share: file bytes and untimed generations.csv."""
-    state: dict[str, Any] = {name: (run_dir / name).read_bytes() for name in REPRODUCIBLE}
-    state["generations.csv"] = generations_without_timings(run_dir)
-    return state
 
 
-def assert_same_run(first: Path, second: Path) -> None:
-    a, b = reproducible_state(first), reproducible_state(second)
-    for name in a:
-        assert a[name] == b[name], f"{name} differs between {first} and {second}"
 
 
 def load_table(path: Path) -> np.ndarray:

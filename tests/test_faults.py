@@ -15,7 +15,8 @@ from ga.config import config_from_dict
 from ga.evolve import evolve, resume
 from ga.runio import RunDirError
 
-from test_resume import assert_same_run, tiny
+from runs import assert_same_run
+from test_resume import tiny
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """Resuming runs: from checkpoints, after crashes, torn writes and signals, always to identical files."""
 from __future__ import annotations
 
-import csv
 import json
 import os
 import signal
@@ -18,9 +17,9 @@ import tomli_w
 from ga.config import config_from_dict, load_config
 from ga.evolve import evolve, resume
 from ga.runio import RunDirError
+from runs import REPRODUCIBLE, assert_same_run, generations_without_timings
 
 ROOT = Path(__file__).resolve().parent.parent
-REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
 
 
 def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
@@ -38,17 +37,8 @@ def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def generations_without_timings(run_dir: Path) -> list[list[str]]:
-    with open(run_dir / "generations.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
-    keep = [i for i, column in enumerate(rows[0]) if not column.endswith("_s")]
-    return [[row[i] for i in keep] for row in rows]
 
 
-def assert_same_run(first: Path, second: Path) -> None:
-    for name in REPRODUCIBLE:
-        assert (first / name).read_bytes() == (second / name).read_bytes(), f"{name} differs"
-    assert generations_without_timings(first) == generations_without_timings(second)
 
 
 def manifest(run_dir: Path) -> dict[str, Any]:

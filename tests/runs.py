@@ -1,0 +1,32 @@
+"""Helpers shared by the tests that compare whole runs."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+#: The files two runs of one experiment and seed must share byte for byte.
+REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
+
+
+def generations_without_timings(run_dir: Path) -> list[list[str]]:
+    """Returns generations.csv without its ``*_s`` timing columns."""
+    with open(run_dir / "generations.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    keep = [i for i, column in enumerate(rows[0]) if not column.endswith("_s")]
+    return [[row[i] for i in keep] for row in rows]
+
+
+def reproducible_state(run_dir: Path) -> dict[str, Any]:
+    """Returns what two runs of one experiment must share: file bytes and untimed generations.csv."""
+    state: dict[str, Any] = {name: (run_dir / name).read_bytes() for name in REPRODUCIBLE}
+    state["generations.csv"] = generations_without_timings(run_dir)
+    return state
+
+
+def assert_same_run(first: Path, second: Path) -> None:
+    """Asserts two run directories hold the same results."""
+    a, b = reproducible_state(first), reproducible_state(second)
+    for name in a:
+        assert a[name] == b[name], f"{name} differs between {first} and {second}"
