@@ -218,9 +218,7 @@ def scores(individual: np.ndarray, disc_diffs: np.ndarray, size: int, kind: str)
 
 
 def score(disc_diffs: np.ndarray, kind: str) -> float:
-    """Returns the fitness of games: win rate (draw = 1/2) or mean disc difference."""
+    """Returns the fitness of games: win rate (draw = 1/2) or mean disc difference (0 without games)."""
     if disc_diffs.size == 0:
         return 0.0
-    if kind == "disc_diff":
-        return float(disc_diffs.mean())
-    return float(((disc_diffs > 0).sum() + 0.5 * (disc_diffs == 0).sum()) / disc_diffs.size)
+    return float(scores(np.zeros(disc_diffs.size, dtype=np.intp), disc_diffs, 1, kind)[0])

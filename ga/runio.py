@@ -253,7 +253,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     """Returns manifest.json of a run."""
     try:
         manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError) as error:  # ValueError covers JSON and UTF-8 errors
         raise RunDirError(f"cannot read '{run_dir / MANIFEST}': {error}") from error
     if not isinstance(manifest, dict):
         raise RunDirError(f"'{run_dir / MANIFEST}' is not a JSON object; the run directory is damaged")

@@ -9,7 +9,6 @@ so the command line handles both alike.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ga import runio
 from ga.runio import RunDirError
 
 if TYPE_CHECKING:
@@ -62,16 +62,10 @@ def read_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
     :raises RunDirError: if the file exists but is not a JSON object.
     """
-    path = Path(run_dir) / "manifest.json"
-    if not path.is_file():
+    path = Path(run_dir)
+    if not (path / "manifest.json").is_file():
         return {}
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RunDirError(f"'{path}' cannot be read as JSON: {error}") from None
-    if not isinstance(manifest, dict):
-        raise RunDirError(f"'{path}' does not hold a JSON object")
-    return manifest
+    return runio.read_manifest(path)
 
 
 def format_grid(weights: npt.ArrayLike, digits: int = 2) -> str:
