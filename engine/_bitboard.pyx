@@ -9,7 +9,7 @@ init_lines()
 
 cdef uint64_t perft_c(uint64_t P, uint64_t O, int depth) noexcept nogil:
     """Counts the leaves ``depth`` plies below (P, O); a pass is a ply, a finished game a leaf."""
-    cdef uint64_t moves, bit, flips, nodes = 0
+    cdef uint64_t moves, bit, flips, child, nodes = 0
     if depth == 0:
         return 1
     moves = get_moves(P, O)
@@ -19,6 +19,16 @@ cdef uint64_t perft_c(uint64_t P, uint64_t O, int depth) noexcept nogil:
         return perft_c(O, P, depth - 1)
     if depth == 1:
         return <uint64_t>bit_count(moves)
+    if depth == 2:
+        # Bulk-count the last ply here rather than one call per child: a
+        # child with no move is one leaf whether it passes or the game ends.
+        while moves:
+            bit = moves & (<uint64_t>0 - moves)
+            flips = get_flips(first_bit(bit), P, O)
+            child = get_moves(O ^ flips, P ^ flips ^ bit)
+            nodes += <uint64_t>bit_count(child) if child else 1
+            moves ^= bit
+        return nodes
     while moves:
         bit = moves & (<uint64_t>0 - moves)
         flips = get_flips(first_bit(bit), P, O)
@@ -36,6 +46,11 @@ def _mask(value, name):
 def moves(player, opponent):
     """Returns the mask of ``player``'s legal moves."""
     return get_moves(_mask(player, "player"), _mask(opponent, "opponent"))
+
+
+def _portable_moves(player, opponent):
+    """Returns :func:`moves` computed by the fallback for CPUs without SSE2 (for tests)."""
+    return portable_moves(_mask(player, "player"), _mask(opponent, "opponent"))
 
 
 def flips(square, player, opponent):

@@ -260,7 +260,10 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
             square = PASS
         else:
             mover = black if side == 0 else white
-            square = choose_move(mover, P, O, moves, &rng)
+            if mover.kind == KIND_RANDOM:  # the commonest opponent: no call
+                square = nth_bit(moves, rng_below(&rng, bit_count(moves)))
+            else:
+                square = choose_move(mover, P, O, moves, &rng)
         if record != NULL:
             record[plies] = square
         plies += 1
