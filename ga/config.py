@@ -349,6 +349,13 @@ class OutputConfig:
 
 
 @dataclass(frozen=True)
+class FinalConfig:
+    """[final]: how the run's best table is chosen once the generations are done."""
+
+    games: int = _setting(0, _Integer(minimum=0))  # per pairing of the final tournament; 0 = fittest of the last generation
+
+
+@dataclass(frozen=True)
 class Config:
     """A whole experiment; ``Config()`` is the all-defaults experiment."""
 
@@ -360,6 +367,7 @@ class Config:
     fitness: FitnessConfig = field(default_factory=FitnessConfig)
     compute: ComputeConfig = field(default_factory=ComputeConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    final: FinalConfig = field(default_factory=FinalConfig)
 
 
 _SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config)}  # type: ignore[misc]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from deap import base, creator, tools
 
-from ga import fitness, operators
+from ga import fitness, operators, tournament
 from ga.config import Config, config_to_toml, load_config, with_overrides
 from ga.genome import expand, expand_many, genome_length
 from ga.runio import (
@@ -407,10 +407,16 @@ def _loop(
     genome = config.population.genome
     manifest.update(generations_done=done, games_played=games_played, wall_s=round(elapsed, 3))
     if finished:
-        best = tools.selBest(population, 1)[0]
+        best_table = expand(tools.selBest(population, 1)[0], genome)
+        if config.final.games:
+            candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions, genome)
+            ranking, games = tournament.run_tournament(config, candidates, map_function, batches)
+            writer.write_final(ranking)
+            manifest["final_games"] = games
+            best_table = ranking[0]["weights"]
         writer.write_results(
             [expand(ind, genome) for ind in population],
-            expand(best, genome),
+            best_table,
             [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": expand(ind, genome)}
              for ind in hall_of_fame],
         )

@@ -37,6 +37,7 @@ POPULATION = "population.csv"
 BEST = "best_weights.csv"
 MEAN = "mean_weights.csv"
 HALL_OF_FAME = "hall_of_fame.csv"
+FINAL = "final.csv"  # with [final] games > 0: the final tournament
 MANIFEST = "manifest.json"
 CHECKPOINT = "checkpoint.json"
 GAME_COLUMNS = ["generation", "individual", "opponent", "colour", "seed", "disc_diff"]
@@ -224,6 +225,17 @@ class RunWriter:
         for rank, entry in enumerate(hall_of_fame, start=1):
             rows.append([rank, entry["generation"], repr(entry["fitness"])] + [repr(float(w)) for w in entry["weights"]])
         atomic_write(self.run_dir / HALL_OF_FAME, _csv_text(rows))
+
+
+    def write_final(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Writes final.csv: the final tournament's candidates, best first, with their weights."""
+        columns = weight_columns(len(rows[0]["weights"]))
+        header = ["rank", "source", "index", "born", "score", "vs_training", "round_robin"]
+        lines: list[list[Any]] = [header + columns]
+        for row in rows:
+            lines.append([row[key] if key in ("rank", "source", "index", "born") else repr(row[key]) for key in header]
+                         + [repr(float(w)) for w in row["weights"]])
+        atomic_write(self.run_dir / FINAL, _csv_text(lines))
 
 
 def _csv_text(rows: Iterable[Sequence[Any]]) -> str:

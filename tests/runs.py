@@ -21,6 +21,8 @@ def generations_without_timings(run_dir: Path) -> list[list[str]]:
 def reproducible_state(run_dir: Path) -> dict[str, Any]:
     """Returns what two runs of one experiment must share: file bytes and untimed generations.csv."""
     state: dict[str, Any] = {name: (run_dir / name).read_bytes() for name in REPRODUCIBLE}
+    if (run_dir / "final.csv").exists():  # runs with a final tournament
+        state["final.csv"] = (run_dir / "final.csv").read_bytes()
     state["generations.csv"] = generations_without_timings(run_dir)
     return state
 

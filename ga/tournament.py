@@ -1,0 +1,158 @@
+"""The final tournament: a run's best table chosen by many fresh games.
+
+A generation's fitness comes from a few noisy games, and under coevolution
+it is relative to that generation's population, so the fittest member of the
+last generation is often a lucky or a momentarily fashionable one. With
+``[final] games = N``, the candidates (the final population, the champions of
+the last ``fitness.hall_of_fame_size`` generations, and the population's mean
+table) play a round robin of N games per pair plus N games against each fixed
+training opponent, and the best table is the one with the highest score: the
+mean of its round-robin win rate and its win rate against the training
+opponents. Only training opponents take part, so held-out evaluations stay
+held out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ga import fitness
+from ga.config import Config
+from ga.genome import expand, expand_many
+
+FINAL = 6  # stream of the run seed for the tournament's games (see ga.fitness)
+SOURCES = ("population", "mean", "champion")
+
+
+@dataclass
+class Candidates:
+    """The tables that take part, where each came from and when it was born."""
+
+    tables: np.ndarray  # n x 64 (or 128) weights
+    source: list[str]  # "population", "mean" or "champion"
+    index: list[int]  # row in the population, or champion age (0 = last generation's)
+    born: list[int]  # generation of birth (-1 for the mean table)
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+
+def gather_candidates(population: Sequence[Sequence[float]], born: Sequence[int],
+                      champions: Sequence[Sequence[float]], genome: str) -> Candidates:
+    """Returns the distinct tables of the final population, its mean and the champion archive.
+
+    ``champions`` are 64/128-weight tables, oldest first; a table that appears
+    twice (an elite is also a champion) takes part once, under its first source.
+    """
+    genes = np.asarray(population, dtype=np.float64)
+    rows: list[tuple[np.ndarray, str, int, int]] = [
+        (table, "population", i, int(born[i])) for i, table in enumerate(expand_many(genes, genome))
+    ]
+    rows.append((expand(genes.mean(axis=0), genome), "mean", 0, -1))
+    last = len(champions) - 1
+    rows += [(np.asarray(table, dtype=np.float64), "champion", last - k, -1) for k, table in enumerate(champions)]
+    seen: set[bytes] = set()
+    kept = []
+    for row in rows:
+        key = row[0].tobytes()
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return Candidates(np.array([r[0] for r in kept]), [r[1] for r in kept], [r[2] for r in kept],
+                      [r[3] for r in kept])
+
+
+def tournament_labels(config: Config) -> list[str]:
+    """Returns the tournament's opponent labels: the fixed training opponents, then the candidates."""
+    return list(dict.fromkeys(opponent.spec for opponent in config.fitness.opponents)) + [fitness.POPULATION]
+
+
+def plan_tournament(config: Config, count: int) -> fitness.GamePlan:
+    """Returns the games of a tournament of ``count`` candidates, grouped by first player.
+
+    Candidate i plays ``final.games`` games against each fixed opponent and
+    against each candidate j > i, colours alternating; every seed is a hash of
+    (run seed, FINAL, i, opponent or j, game).
+    """
+    games = config.final.games
+    seed = config.experiment.seed
+    labels = tournament_labels(config)
+    fixed = len(labels) - 1
+    game = np.arange(games)
+    colours = (game % 2).astype(np.uint8)
+    parts = []
+    for i in range(count):
+        opponents = np.arange(fixed)
+        members = np.arange(i + 1, count)
+        total = (fixed + members.size) * games
+        seeds = np.concatenate([
+            fitness.derive_seeds(seed, FINAL, i, opponents[:, None], game[None, :]).ravel(),
+            fitness.derive_seeds(seed, FINAL, i, fixed + members[:, None], game[None, :]).ravel(),
+        ]) if total else np.zeros(0, dtype=np.uint64)
+        parts.append(fitness.GamePlan(
+            individual=np.full(total, i, dtype=np.int32),
+            opponent=np.concatenate([np.repeat(opponents, games), np.full(members.size * games, fixed)]).astype(np.int32),
+            member=np.concatenate([np.full(fixed * games, -1), np.repeat(members, games)]).astype(np.int32),
+            seeds=seeds.astype(np.uint64),
+            colours=np.tile(colours, fixed + members.size),
+        ))
+    return fitness.GamePlan.concatenate(parts)
+
+
+def tournament_scores(plan: fitness.GamePlan, diffs: np.ndarray, count: int, fixed: int) -> dict[str, np.ndarray]:
+    """Returns per candidate: win rate vs the fixed opponents, in the round robin, and the score (their mean).
+
+    Without fixed opponents the score is the round-robin win rate, and without
+    other candidates it is the win rate against the fixed opponents.
+    """
+    points = (diffs > 0) + 0.5 * (diffs == 0)
+    vs_fixed = plan.opponent < fixed
+    fixed_rate = _rate(plan.individual[vs_fixed], points[vs_fixed], count)
+    pair = ~vs_fixed
+    # A round-robin game counts for both: the first player's points and the member's (1 - points).
+    who = np.concatenate([plan.individual[pair], plan.member[pair]])
+    robin_rate = _rate(who, np.concatenate([points[pair], 1.0 - points[pair]]), count)
+    if not fixed:
+        score = robin_rate
+    elif count < 2:
+        score = fixed_rate
+    else:
+        score = (fixed_rate + robin_rate) / 2
+    return {"vs_training": fixed_rate, "round_robin": robin_rate, "score": score}
+
+
+def _rate(who: np.ndarray, points: np.ndarray, count: int) -> np.ndarray:
+    games = np.bincount(who, minlength=count).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(who, weights=points, minlength=count) / games
+
+
+def run_tournament(config: Config, candidates: Candidates, map_function: Callable[..., Iterable[Any]],
+                   batches: int) -> tuple[list[dict[str, Any]], int]:
+    """Plays the tournament; returns one row per candidate, best first (ties: earlier candidate first), and the games played."""
+    count = len(candidates)
+    labels = tournament_labels(config)
+    plan = plan_tournament(config, count)
+    player = fitness.player_args(config)
+    parts = [fitness.Batch(player, candidates.tables, labels, part) for part in fitness.split(plan, batches)]
+    diffs = np.concatenate(list(map_function(fitness.evaluate, parts))) if len(plan) else np.zeros(0, np.int32)
+    rates = tournament_scores(plan, diffs, count, len(labels) - 1)
+    order = sorted(range(count), key=lambda i: (-rates["score"][i], i))
+    rows = [
+        {
+            "rank": rank + 1,
+            "source": candidates.source[i],
+            "index": candidates.index[i],
+            "born": candidates.born[i],
+            "score": float(rates["score"][i]),
+            "vs_training": float(rates["vs_training"][i]),
+            "round_robin": float(rates["round_robin"][i]),
+            "weights": candidates.tables[i],
+        }
+        for rank, i in enumerate(order)
+    ]
+    return rows, len(plan)
