@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ga.stats import MatchSummary, elo_difference, elo_interval, score, wilson_interval
+import numpy as np
+
+from ga.stats import MatchSummary, elo_difference, elo_interval, mean_interval, score, wilson_interval
 
 # Hand-computed with p = k/n, z = 1.96:
 #   centre = (p + z²/2n) / (1 + z²/n),  half = z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n)
@@ -125,3 +127,17 @@ def test_match_summary_rejects_inconsistent_counts() -> None:
         MatchSummary("random", 0, -1, 1, 0)
     with pytest.raises(ValueError):
         MatchSummary.from_disc_diffs("random", [1.0, math.nan])
+
+
+def test_mean_interval_matches_hand_computed_t_interval() -> None:
+    # values 0.50, 0.52, 0.54: mean 0.52, sd 0.02, t(2) = 4.303 -> half-width 4.303 * 0.02 / sqrt(3)
+    mean, half = mean_interval([0.50, 0.52, 0.54])
+    assert mean == pytest.approx(0.52)
+    assert half == pytest.approx(4.303 * 0.02 / 3 ** 0.5)
+    assert mean_interval([0.4, 0.4])[1] == 0.0
+    single = mean_interval([0.7])
+    assert single[0] == 0.7 and math.isnan(single[1])
+    wide = mean_interval([0.0, 1.0] * 10)  # 20 values: the normal quantile
+    assert wide[1] == pytest.approx(1.96 * np.std([0.0, 1.0] * 10, ddof=1) / 20 ** 0.5)
+    with pytest.raises(ValueError):
+        mean_interval([])
