@@ -248,7 +248,7 @@ def plot_run(
 
     ``out_dir`` defaults to ``run_dir/plots``. Figures whose input file is missing
     (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) are skipped with a
-    warning.
+    warning (none for ``games.csv`` when the run's config turned it off).
 
     :raises FileNotFoundError: if ``generations.csv`` is missing.
     :raises ValueError: for an unknown ``fmt`` or a malformed ``generations.csv``.
@@ -275,7 +275,7 @@ def plot_run(
     if games_path.is_file():
         games = pd.read_csv(games_path)
         written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
-    else:
+    elif _writes_games(run_dir):
         warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
 
     written.append(_save(_fitness_figure(generations, label), out_dir / f"fitness.{fmt}"))
@@ -344,6 +344,15 @@ def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> F
     axes.set_title(f"Win rate by opponent (rolling mean, {window} gen): {label}")
     _finish_rate_axes(axes, legend=drawn > 0)
     return figure
+
+
+def _writes_games(run_dir: Path) -> bool:
+    # A run made with [output] games_csv = false has no games.csv by design: no warning then.
+    try:
+        config = tomllib.loads((run_dir / "config.toml").read_text(encoding="utf-8"))
+        return bool(config.get("output", {}).get("games_csv", True))
+    except (OSError, ValueError, AttributeError):
+        return True
 
 
 def _opponent_bars_figure(games: pd.DataFrame, label: str) -> Figure:

@@ -292,3 +292,14 @@ def test_weights_heatmap_of_a_flat_table(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown plot format"):
         plot_weights(np.zeros(64), tmp_path / "weights.jpg")
     assert not list(tmp_path.iterdir())
+
+
+def test_plot_run_without_games_csv_by_config_does_not_warn(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "nogames", n_generations=5)
+    (run / "games.csv").unlink()
+    (run / "config.toml").write_text("[output]\ngames_csv = false\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        paths = plot_run(run, out_dir=tmp_path / "out")
+    assert "opponent_bars.png" not in [path.name for path in paths]
+    assert "fitness.png" in [path.name for path in paths]
