@@ -233,6 +233,46 @@ def test_a_lost_cluster_stops_with_exit_1_and_the_run_resumes_locally(
     assert load_config(out / "config.toml").compute.backend == "dask"  # --local is not saved
 
 
+def test_kill_9_of_the_main_process_on_dask_then_resume_on_dask(cluster: Any, tmp_path: Path) -> None:
+    # A run long enough to be killed mid-way; its local twin is the reference.
+    data = experiment(experiment={"generations": 30})
+    config = tmp_path / "long.toml"
+    config.write_text(tomli_w.dumps(data), encoding="utf-8")
+    evolve(config_from_dict(data), out=tmp_path / "local")
+    run_dir = tmp_path / "run"
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ga.cli", "evolve", str(config), "--out", str(run_dir), "--quiet", "--no-plots",
+         "--dask", cluster.scheduler_address], cwd=root, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, f"the run ended early with exit code {process.returncode}"
+            rows = run_dir / "generations.csv"
+            if (run_dir / "checkpoint.json").exists() and rows.exists() and rows.read_text().count("\n") > 3:
+                break
+            time.sleep(0.01)
+        else:
+            pytest.fail("the run did not reach 3 generations in time")
+    finally:
+        process.kill()  # SIGKILL: no handler, no cleanup, the client vanishes from the scheduler
+        process.communicate()
+    assert process.returncode == -signal.SIGKILL
+    assert read_checkpoint(run_dir).generation < 29
+    with open(run_dir / "generations.csv", "a", encoding="utf-8") as handle:
+        handle.write("29,48,1")  # half a row, as a write cut short by the kill
+    resumed = subprocess.run(
+        [sys.executable, "-m", "ga.cli", "resume", str(run_dir), "--quiet", "--no-plots",
+         "--dask", cluster.scheduler_address], cwd=root, capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Traceback" not in resumed.stderr
+    assert_same_run(tmp_path / "local", run_dir)
+
+
 @pytest.mark.slow
 def test_a_killed_scheduler_process_then_a_resume_on_another_cluster(
     config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
