@@ -7,7 +7,7 @@ protocol against ``heuristic`` (1-ply, eps 0.1, both colours). Several seeds
 per rung give the spread. Writes ``runs.csv`` (one row per run) and
 ``ablation.md`` (the table quoted in README) under ``--out``.
 
-    python experiments/ablation.py --out results/ablation --seeds 3 --budget 1000000
+    python experiments/ablation.py --out results/ablation --seeds 3 --budget 2000000 --jobs 2
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import copy
 import sys
 import time
 import tomllib
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,8 @@ RUNGS: list[tuple[str, dict[str, dict[str, Any]]]] = [
         "fitness": {"draw": "all", "games_per_opponent": 8, "colours": "both", "score": "win_rate"},
     }),
     ("+ common random numbers", {"fitness": {"common_random_numbers": True}}),
-    ("+ tournament selection (3), 2 elites re-evaluated", {
+    ("+ 48 individuals, tournament selection (3) of 24 parents, 2 elites re-evaluated", {
+        "population": {"size": 48, "parents": 24},
         "selection": {"method": "tournament", "tournament_size": 3, "elitism": 2, "reevaluate_elites": True},
     }),
     ("+ uniform crossover 0.7, gaussian mutation (sigma 0.08, 15%)", {
@@ -55,10 +57,10 @@ RUNGS: list[tuple[str, dict[str, dict[str, Any]]]] = [
             "wpc:1@classic,eps=0.1", "nhand:1,eps=0.1", "nhand:2,eps=0.1", "nleast:1,eps=0.1",
             "alphabeta:2@classic,eps=0.1"]},
     }),
-    ("+ coevolution: 24 games vs the population, 24 vs the last 20 champions", {
-        "fitness": {"coevolution": 24, "hall_of_fame_games": 24, "hall_of_fame_size": 20},
+    ("+ coevolution: 24 games vs the population, 24 vs the last 200 champions", {
+        "fitness": {"coevolution": 24, "hall_of_fame_games": 24, "hall_of_fame_size": 200},
     }),
-    ("+ final tournament (16 games a pairing) picks the best table", {"final": {"games": 16}}),
+    ("+ final tournament (32 games a pairing) picks the best table (= strong.toml)", {"final": {"games": 32}}),
 ]
 
 
@@ -77,9 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("results/ablation"))
     parser.add_argument("--seeds", type=int, default=3, help="runs per rung (seeds 1..N)")
-    parser.add_argument("--budget", type=int, default=1_000_000, help="games per run")
+    parser.add_argument("--budget", type=int, default=2_000_000, help="games per run")
     parser.add_argument("--eval-games", type=int, default=20_000, help="league games per evaluation")
-    parser.add_argument("--workers", type=int, default=0, help="threads per run (0 = all cores)")
+    parser.add_argument("--workers", type=int, default=1, help="threads per run")
+    parser.add_argument("--jobs", type=int, default=2, help="runs at a time (processes)")
     parser.add_argument("--rungs", type=str, default="", help="comma-separated rung numbers (default: all)")
     args = parser.parse_args(argv)
     base = tomllib.loads((HERE / "seed2021.toml").read_text(encoding="utf-8"))
@@ -89,32 +92,43 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     rows_path = args.out / "runs.csv"
     done = pd.read_csv(rows_path) if rows_path.exists() else pd.DataFrame()
-    for rung in chosen:
-        for seed in range(1, args.seeds + 1):
-            if len(done) and ((done["rung"] == rung) & (done["seed"] == seed)).any():
-                continue  # resumable: runs already scored are kept
-            data = copy.deepcopy(configs[rung])
-            data["experiment"] |= {"name": f"ablation-{rung}", "seed": seed}
-            config = config_from_dict(data, base_dir=HERE)
-            generations = max(1, args.budget // games_per_generation(config))
-            run_dir = args.out / f"rung{rung}-seed{seed}"
-            started = time.perf_counter()
-            evolve(config, out=run_dir, generations=generations, workers=args.workers)
-            wall = time.perf_counter() - started
-            row: dict[str, Any] = {"rung": rung, "lever": RUNGS[rung][0], "seed": seed,
-                                   "generations": generations, "wall_s": round(wall, 1)}
-            for which in ("best", "mean"):
-                table = load_weights(run_dir / f"{which}_weights.csv")
-                summary = evaluate_player(table, [], args.eval_games, seed=3, protocol="league",
-                                          workers=max(args.workers, 1))[0]
-                row[f"{which}_vs_heuristic"] = summary.score
-            print(f"rung {rung} seed {seed}: best {row['best_vs_heuristic']:.3f} "
-                  f"mean {row['mean_vs_heuristic']:.3f} ({generations} generations, {wall:.0f} s)", flush=True)
+    todo = [
+        (rung, seed) for rung in chosen for seed in range(1, args.seeds + 1)
+        # resumable: runs already scored are kept
+        if not (len(done) and ((done["rung"] == rung) & (done["seed"] == seed)).any())
+    ]
+    jobs = [(rung, seed, configs[rung], args) for rung, seed in todo]
+    with ProcessPoolExecutor(max(args.jobs, 1)) as pool:
+        for row in pool.map(run_one, jobs):
+            print(f"rung {row['rung']} seed {row['seed']}: best {row['best_vs_heuristic']:.3f} "
+                  f"mean {row['mean_vs_heuristic']:.3f} ({row['generations']} generations, {row['wall_s']:.0f} s)",
+                  flush=True)
             done = pd.concat([done, pd.DataFrame([row])], ignore_index=True)
-            done.to_csv(rows_path, index=False)
+            done.sort_values(["rung", "seed"]).to_csv(rows_path, index=False)
     (args.out / "ablation.md").write_text(markdown_table(done, args), encoding="utf-8")
     print(markdown_table(done, args))
     return 0
+
+
+def run_one(job: tuple[int, int, dict[str, Any], argparse.Namespace]) -> dict[str, Any]:
+    """Runs one rung with one seed and scores its best and mean tables (in a worker process)."""
+    rung, seed, data, args = job
+    data = copy.deepcopy(data)
+    data["experiment"] |= {"name": f"ablation-{rung}", "seed": seed}
+    config = config_from_dict(data, base_dir=HERE)
+    generations = max(1, args.budget // games_per_generation(config))
+    run_dir = args.out / f"rung{rung}-seed{seed}"
+    started = time.perf_counter()
+    evolve(config, out=run_dir, generations=generations, workers=args.workers)
+    wall = time.perf_counter() - started
+    row: dict[str, Any] = {"rung": rung, "lever": RUNGS[rung][0], "seed": seed,
+                           "generations": generations, "wall_s": round(wall, 1)}
+    for which in ("best", "mean"):
+        table = load_weights(run_dir / f"{which}_weights.csv")
+        summary = evaluate_player(table, [], args.eval_games, seed=3, protocol="league",
+                                  workers=max(args.workers, 1))[0]
+        row[f"{which}_vs_heuristic"] = summary.score
+    return row
 
 
 def markdown_table(runs: pd.DataFrame, args: argparse.Namespace) -> str:

@@ -120,6 +120,11 @@ def _one_line_errors(function: Function) -> Function:
 # ---------------------------------------------------------------- sources
 
 
+REFERENCE = "reference"  # the shipped results of results/reference/
+REFERENCE_WHICH = ("strong", "seed2021")
+WHICH = ("best", "mean", *REFERENCE_WHICH)
+
+
 def builtin_table(name: str) -> npt.NDArray[np.float64] | None:
     """Returns the built-in weight table called ``name`` (``engine.tables.TABLES``), or None."""
     table = TABLES.get(name)
@@ -137,15 +142,26 @@ def _looks_like_path(text: str) -> bool:
 def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.float64], str]:
     """Returns ``(weights, description)`` of a run directory, weights file or built-in table name.
 
-    A run directory gives its ``best_weights.csv`` or ``mean_weights.csv`` (``which``).
+    A run directory gives its ``best_weights.csv`` or ``mean_weights.csv``
+    (``which`` = best or mean); ``reference`` gives the table of
+    experiments/strong.toml shipped in results/reference/ (``which`` = best or
+    strong), or that of experiments/seed2021.toml (``which`` = seed2021).
 
     :raises RunDirError: for a directory that is not a run or lacks the table.
     :raises WeightsError: for a missing or malformed weights file.
     :raises ValueError: if ``source`` is none of the three.
     """
-    if which not in ("best", "mean"):
-        raise ValueError(f"unknown table {which!r}; use best or mean")
+    if which not in WHICH:
+        raise ValueError(f"unknown table {which!r}; use {', '.join(WHICH)}")
     path = Path(source)
+    if source == REFERENCE and not path.exists():
+        # The shipped results (results/reference/): strong.toml's table, or seed2021's.
+        if which == "mean":
+            raise ValueError("the reference has one table per experiment; use --which strong or --which seed2021")
+        name = REFERENCE if which in ("best", "strong") else f"{REFERENCE}-{which}"
+        return np.array(TABLES[name], dtype=np.float64), f"built-in table {name}"
+    if which in REFERENCE_WHICH:
+        raise ValueError(f"--which {which} selects a table of the shipped reference; use it with SOURCE 'reference'")
     if source and path.is_dir():
         run_dir = check_run_dir(path)
         table_path = run_dir / f"{which}_weights.csv"
@@ -306,8 +322,9 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None) ->
 @click.command(cls=OneLineErrorCommand)
 @click.argument("source")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="Output format.")
-@click.option("--which", type=click.Choice(("best", "mean")), default="best", show_default=True,
-              help="Table of a run directory: best_weights.csv or mean_weights.csv.")
+@click.option("--which", type=click.Choice(WHICH), default="best", show_default=True,
+              help="Table of a run directory: best_weights.csv or mean_weights.csv; "
+                   "of 'reference': strong (= best) or seed2021.")
 @click.option("--scale", type=float, default=None,
               help="Scale so that the largest magnitude equals K.", metavar="K")
 @click.option("--round", "round_", is_flag=True, help="Round to integers (after --scale).")
@@ -323,7 +340,9 @@ def export(
     """Write a weight table as csv, json, npy, markdown, c or python.
 
     SOURCE is a run directory (its best or mean table), a weights file or a
-    built-in table name (heuristic, classic, disc, lr06, sjk11).
+    built-in table name (heuristic, classic, disc, lr06, sjk11, reference).
+    'reference' is the table evolved by experiments/strong.toml and shipped
+    in results/reference/; --which seed2021 gives that of the blog's experiment.
     """
     weights, description = resolve_weights(source, which)
     if fmt == "npy":

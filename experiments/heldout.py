@@ -1,0 +1,114 @@
+"""Held-out table: score the shipped and the published tables on opponents none of them trained on.
+
+Four measures, each with its Wilson 95% interval (the targets of issue 5):
+league vs ``heuristic`` and vs ``lr06`` (1-ply, eps 0.1 for both, both
+colours), vs a uniform random mover (1-ply, eps 0, both colours) and the
+expected utility vs random U(-1, 1) tables. Writes ``heldout.csv``,
+``heldout.md`` and the headline figure ``heldout.png`` under ``--out``.
+
+    python experiments/heldout.py --out results/reference --games 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ga.commands import resolve_weights  # noqa: E402
+from ga.evaluation import evaluate_player  # noqa: E402
+
+# (label, SOURCE for resolve_weights, --which)
+TABLES = [
+    ("strong.toml (ours)", "reference", "strong"),
+    ("seed2021.toml (the blog's GA)", "reference", "seed2021"),
+    ("lr06 (Lucas & Runarsson 2006)", "lr06", "best"),
+    ("sjk11 (Szubert et al. 2011)", "sjk11", "best"),
+    ("heuristic (WPC-H)", "heuristic", "best"),
+    ("classic (blog, article 003)", "classic", "best"),
+]
+# (column, title, evaluate_player arguments)
+MEASURES = [
+    ("league_heuristic", "league vs heuristic", {"opponents": [], "protocol": "league"}),
+    ("league_lr06", "league vs lr06", {"opponents": ["wpc:1@lr06"], "protocol": "league"}),
+    ("vs_random", "vs random mover", {"opponents": ["random"], "protocol": "plain"}),
+    ("expected_utility", "expected utility", {"opponents": [], "protocol": "eu"}),
+]
+TARGETS = {"league_heuristic": 0.56, "league_lr06": 0.50, "vs_random": 0.91, "expected_utility": 0.90}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("results/reference"))
+    parser.add_argument("--games", type=int, default=20_000, help="games per measure (eu: tables x 2 colours)")
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    rows = []
+    for label, source, which in TABLES:
+        weights, _ = resolve_weights(source, which)
+        row: dict[str, object] = {"table": label}
+        for column, _, kwargs in MEASURES:
+            games = args.games // 2 if kwargs["protocol"] == "eu" else args.games
+            summary = evaluate_player(weights, kwargs["opponents"], games, seed=args.seed,
+                                      workers=args.workers, protocol=kwargs["protocol"])[0]
+            row[column] = summary.score
+            row[f"{column}_low"], row[f"{column}_high"] = summary.interval
+            row[f"{column}_games"] = summary.games
+        rows.append(row)
+        print(label, " ".join(f"{row[c]:.3f}" for c, _, _ in MEASURES), flush=True)
+    frame = pd.DataFrame(rows)
+    args.out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out / "heldout.csv", index=False)
+    (args.out / "heldout.md").write_text(markdown(frame, args), encoding="utf-8")
+    figure(frame).savefig(args.out / "heldout.png", dpi=110)
+    print(markdown(frame, args))
+    return 0
+
+
+def markdown(frame: pd.DataFrame, args: argparse.Namespace) -> str:
+    """Returns the held-out table: score [95% Wilson interval] per measure, and the targets."""
+    head = "| table | " + " | ".join(title for _, title, _ in MEASURES) + " |"
+    lines = [
+        f"Scores (draw = 1/2) with 95% Wilson intervals; {args.games:,} games per measure, seed {args.seed}.",
+        "",
+        head,
+        "|---" * (len(MEASURES) + 1) + "|",
+    ]
+    for _, row in frame.iterrows():
+        cells = [f"{row[c]:.3f} [{row[c + '_low']:.3f}, {row[c + '_high']:.3f}]" for c, _, _ in MEASURES]
+        lines.append(f"| {row['table']} | " + " | ".join(cells) + " |")
+    lines.append("| target for strong.toml | " + " | ".join(f">= {TARGETS[c]:.2f}" for c, _, _ in MEASURES) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def figure(frame: pd.DataFrame) -> plt.Figure:
+    """Returns the headline figure: each table's four held-out scores with intervals and the targets."""
+    fig, axes = plt.subplots(1, len(MEASURES), figsize=(14, 4.2), sharey=False, layout="constrained")
+    colours = plt.get_cmap("tab10")(np.arange(len(frame)))
+    for ax, (column, title, _) in zip(axes, MEASURES):
+        scores = frame[column].to_numpy()
+        errors = np.vstack([scores - frame[f"{column}_low"], frame[f"{column}_high"] - scores])
+        positions = np.arange(len(frame))
+        ax.barh(positions, scores, xerr=errors, color=colours, edgecolor="black", linewidth=0.5, capsize=3)
+        ax.axvline(TARGETS[column], color="black", ls="--", lw=1)
+        ax.set_yticks(positions, labels=frame["table"] if column == MEASURES[0][0] else [""] * len(frame))
+        ax.invert_yaxis()
+        low = max(0.0, min(scores.min(), TARGETS[column]) - 0.08)
+        ax.set_xlim(low, min(1.0, max(scores.max(), TARGETS[column]) + 0.04))
+        ax.set_title(title)
+        ax.set_xlabel("score (dashed: target)")
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle("Held-out scores: opponents no table trained against (95% Wilson intervals)")
+    return fig
+
+
+if __name__ == "__main__":
+    sys.exit(main())

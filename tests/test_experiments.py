@@ -1,0 +1,80 @@
+"""The experiment scripts: the ablation ladder and the held-out table."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+import pandas as pd
+import pytest
+
+from ga.config import config_from_dict, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPERIMENTS = ROOT / "experiments"
+
+
+def load_script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"experiments_{name}", EXPERIMENTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_rung_of_the_ablation_is_a_valid_config() -> None:
+    ablation = load_script("ablation")
+    base = tomllib.loads((EXPERIMENTS / "seed2021.toml").read_text(encoding="utf-8"))
+    configs = [config_from_dict(data, base_dir=EXPERIMENTS) for data in ablation.rung_configs(base)]
+    assert len(configs) == len(ablation.RUNGS)
+    assert configs[0] == config_from_dict(base, base_dir=EXPERIMENTS)  # rung 0 is the blog's experiment
+    for before, after in zip(configs, configs[1:]):
+        assert before != after  # each rung changes something
+
+
+def test_the_last_rung_of_the_ablation_is_strong_toml() -> None:
+    ablation = load_script("ablation")
+    base = tomllib.loads((EXPERIMENTS / "seed2021.toml").read_text(encoding="utf-8"))
+    last = config_from_dict(ablation.rung_configs(base)[-1], base_dir=EXPERIMENTS)
+    strong = load_config(EXPERIMENTS / "strong.toml")
+    for section in ("population", "selection", "crossover", "mutation", "fitness", "final"):
+        assert getattr(last, section) == getattr(strong, section), section
+    assert last.experiment.held_out_claim
+
+
+def test_ablation_runs_scores_and_resumes(tmp_path: Path) -> None:
+    ablation = load_script("ablation")
+    args = ["--out", str(tmp_path), "--seeds", "2", "--budget", "200", "--eval-games", "40", "--rungs", "0,8",
+            "--jobs", "1"]
+    assert ablation.main(args) == 0
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert sorted(zip(runs["rung"], runs["seed"])) == [(0, 1), (0, 2), (8, 1), (8, 2)]
+    assert runs["best_vs_heuristic"].between(0, 1).all()
+    table = (tmp_path / "ablation.md").read_text(encoding="utf-8")
+    assert "| 0 | blog" in table and "| 8 |" in table
+    before = (tmp_path / "runs.csv").read_bytes()
+    assert ablation.main(args) == 0  # everything done already: nothing is run again
+    assert (tmp_path / "runs.csv").read_bytes() == before
+
+
+def test_heldout_table_and_figure(tmp_path: Path) -> None:
+    heldout = load_script("heldout")
+    assert heldout.main(["--out", str(tmp_path), "--games", "40", "--workers", "1"]) == 0
+    frame = pd.read_csv(tmp_path / "heldout.csv")
+    assert list(frame["table"]) == [label for label, _, _ in heldout.TABLES]
+    for column, _, _ in heldout.MEASURES:
+        assert frame[column].between(0, 1).all()
+        assert (frame[f"{column}_low"] <= frame[column]).all() and (frame[column] <= frame[f"{column}_high"]).all()
+    assert (tmp_path / "heldout.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| target for strong.toml |" in (tmp_path / "heldout.md").read_text(encoding="utf-8")
+
+
+def test_shipped_heldout_table_matches_its_csv() -> None:
+    frame = pd.read_csv(ROOT / "results" / "reference" / "heldout.csv")
+    text = (ROOT / "results" / "reference" / "heldout.md").read_text(encoding="utf-8")
+    for _, row in frame.iterrows():
+        assert f"| {row['table']} | {row['league_heuristic']:.3f}" in text

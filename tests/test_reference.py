@@ -1,0 +1,80 @@
+"""The shipped results (results/reference/): its tables, their export and their player spec."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from engine import TABLES, build_player, parse_spec
+from ga.commands import export, resolve_weights
+from ga.config import load_config
+from ga.weights import load_weights, parse_weights
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "results" / "reference"
+
+
+@pytest.mark.parametrize(("name", "run"), [("reference", "strong"), ("reference-seed2021", "seed2021")])
+def test_built_in_reference_tables_are_the_shipped_best_tables(name: str, run: str) -> None:
+    shipped = load_weights(REFERENCE / run / "best_weights.csv")
+    assert np.array_equal(np.array(TABLES[name]), shipped)
+
+
+@pytest.mark.parametrize("run", ["strong", "seed2021"])
+def test_shipped_runs_are_complete_and_made_by_their_experiment(run: str) -> None:
+    directory = REFERENCE / run
+    for name in ("best_weights.csv", "generations.csv", "config.toml", "manifest.json"):
+        assert (directory / name).is_file(), name
+    assert sorted(p.name for p in (directory / "plots").glob("*.png"))
+    shipped = load_config(directory / "config.toml")
+    experiment = load_config(ROOT / "experiments" / f"{run}.toml")
+    # The same experiment (the run's config.toml resolves paths and may set the workers).
+    assert shipped.population == experiment.population
+    assert shipped.fitness.opponents == experiment.fitness.opponents
+    assert shipped.experiment.seed == experiment.experiment.seed
+    assert shipped.experiment.generations == experiment.experiment.generations
+    assert shipped.final == experiment.final
+
+
+def test_strong_experiment_is_a_held_out_claim() -> None:
+    config = load_config(ROOT / "experiments" / "strong.toml")
+    assert config.experiment.held_out_claim
+    specs = " ".join(opponent.spec for opponent in config.fitness.opponents)
+    for held_out in ("heuristic", "lr06", "sjk11", "random"):
+        assert held_out not in specs
+
+
+def test_export_reference_and_its_seed2021_table() -> None:
+    runner = CliRunner()
+    strong = runner.invoke(export, ["reference", "--format", "csv"])
+    assert strong.exit_code == 0, strong.output
+    assert np.array_equal(parse_weights(strong.stdout, "csv"), np.array(TABLES["reference"]))
+    also = runner.invoke(export, ["reference", "--format", "csv", "--which", "strong"])
+    assert also.stdout == strong.stdout
+    blog = runner.invoke(export, ["reference", "--format", "csv", "--which", "seed2021"])
+    assert blog.exit_code == 0, blog.output
+    assert np.array_equal(parse_weights(blog.stdout, "csv"), np.array(TABLES["reference-seed2021"]))
+    assert blog.stdout != strong.stdout
+
+
+@pytest.mark.parametrize(("source", "which", "message"), [
+    ("reference", "mean", "use --which strong or --which seed2021"),
+    ("lr06", "seed2021", "use it with SOURCE 'reference'"),
+    ("lr06", "strong", "use it with SOURCE 'reference'"),
+])
+def test_export_refuses_a_table_the_source_does_not_have(source: str, which: str, message: str) -> None:
+    result = CliRunner().invoke(export, [source, "--format", "csv", "--which", which])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert result.output.count("\n") == 1
+    with pytest.raises(ValueError, match=message.replace("'", ".")):
+        resolve_weights(source, which)
+
+
+def test_the_reference_plays_as_a_player_spec() -> None:
+    spec = parse_spec("wpc:1@reference,eps=0.1")
+    player = build_player(spec)
+    assert player.weights == tuple(TABLES["reference"])
+    assert player.eps == 0.1
