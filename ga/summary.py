@@ -36,9 +36,14 @@ RUN_FILES: dict[str, str] = {
     "best_weights.csv": "the best individual's table (8x8, rank 1 first)",
     "mean_weights.csv": "the population mean table (8x8, rank 1 first)",
     "hall_of_fame.csv": "the best individuals seen",
+    "final.csv": "the final tournament that chose the best table ([final] games)",
     "checkpoint.json": "the state to resume from",
     "plots": "figures (othello-ga plot)",
 }
+
+
+#: Files only some runs have (final.csv: with a final tournament).
+OPTIONAL = ("plots", "final.csv")
 
 
 def check_run_dir(run_dir: str | os.PathLike[str]) -> Path:
@@ -121,7 +126,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
         file_path = path / name
         if file_path.exists():
             lines.append(f"  {str(file_path):<{_path_width(path)}}  {description}")
-    missing = [name for name in RUN_FILES if name != "plots" and not (path / name).exists()]
+    missing = [name for name in RUN_FILES if name not in OPTIONAL and not (path / name).exists()]
     if missing:
         lines.append(f"  missing: {', '.join(missing)}")
 
