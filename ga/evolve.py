@@ -133,11 +133,11 @@ class Generation:
 
 def evaluate_generation(
     population: list[Any], generation: int, toolbox: base.Toolbox, config: Config, champions: Sequence[Sequence[float]],
-    workers: int = 1,
+    workers: int = 1, costs: np.ndarray | None = None,
 ) -> Generation:
     """Plays the games of every individual without fitness and sets their fitness.
 
-    The generation's games go to ``toolbox.map`` in one batch per worker.
+    The generation's games go to ``toolbox.map`` in ``workers`` batches of similar cost.
     """
     size = len(population)
     tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
@@ -148,7 +148,7 @@ def evaluate_generation(
     todo = np.array([not ind.fitness.valid for ind in population])
     plan = plan.subset(todo[plan.individual])
     player = fitness.player_args(config)
-    batches = [fitness.Batch(player, tables, labels, part) for part in fitness.split(plan, workers)]
+    batches = [fitness.Batch(player, tables, labels, part) for part in fitness.split(plan, workers, costs)]
     diffs = np.concatenate(list(toolbox.map(toolbox.evaluate, batches))) if len(plan) else np.zeros(0, np.int32)
     values = fitness.scores(plan.individual, diffs, size, config.fitness.score)
     for i in np.flatnonzero(todo):
@@ -355,6 +355,8 @@ def _loop(
         games_played, elapsed = checkpoint.games_played, checkpoint.elapsed_s
         champions = [list(row) for row in checkpoint.champions]
         logbook.extend(_previous_records(run_dir))
+    # Batches balanced by measured cost per opponent (timing only: results never depend on it).
+    costs = fitness.opponent_costs(config, fitness.opponent_labels(config)) if batches > 1 else None
     bar = progress(start, total) if progress else None
     done = start
     finished = start >= total
@@ -365,7 +367,7 @@ def _loop(
                 random.seed(fitness.derive_seed(seed, fitness.VARIATION, generation))
                 population = breed(population, toolbox, config)
             bred = time.perf_counter()
-            result = evaluate_generation(population, generation, toolbox, config, champions, batches)
+            result = evaluate_generation(population, generation, toolbox, config, champions, batches, costs)
             evaluated = time.perf_counter()
             hall_of_fame.update(population)
             best = tools.selBest(population, 1)[0]

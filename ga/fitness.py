@@ -197,13 +197,45 @@ def evaluate(batch: Batch) -> np.ndarray:
                      plan.individual, plan.opponent, plan.member, plan.seeds, plan.colours)
 
 
-def split(plan: GamePlan, parts: int) -> list[GamePlan]:
-    """Splits a plan into at most ``parts`` runs of whole individuals with similar game counts."""
+def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None) -> list[GamePlan]:
+    """Splits a plan into at most ``parts`` runs of whole individuals with similar total cost.
+
+    ``costs`` holds the cost of a game against each opponent label (default:
+    all equal, so runs get similar game counts). Only the cut points depend
+    on it: the games and their results do not.
+    """
     starts = np.flatnonzero(np.r_[True, plan.individual[1:] != plan.individual[:-1]]) if len(plan) else np.zeros(0, int)
     boundaries = np.append(starts, len(plan))
-    targets = np.arange(1, max(parts, 1)) * len(plan) / max(parts, 1)
-    cuts = np.unique(np.concatenate([[0], boundaries[np.searchsorted(boundaries, targets)], [len(plan)]]))
+    weight = np.ones(len(plan)) if costs is None else np.asarray(costs, dtype=np.float64)[plan.opponent]
+    cumulative = np.concatenate([[0.0], np.cumsum(weight)])  # cost of the games before each index
+    targets = np.arange(1, max(parts, 1)) * cumulative[-1] / max(parts, 1)
+    at = np.searchsorted(cumulative[boundaries], targets)
+    cuts = np.unique(np.concatenate([[0], boundaries[np.minimum(at, len(boundaries) - 1)], [len(plan)]]))
     return [plan.subset(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:])] or [plan]
+
+
+def opponent_costs(config: Config, labels: Sequence[str], games: int = 8) -> np.ndarray:
+    """Returns the measured seconds a game takes against each opponent label.
+
+    Opponents differ tenfold in cost (nmost:1 against random), so batches of
+    equal game counts can keep one worker busy long after the other. Used
+    only to place the batch boundaries: no result depends on these timings.
+    """
+    import time
+
+    kind, depth, eps, phase_move = player_args(config)
+    table = np.random.default_rng(0).uniform(-1, 1, size=(1, 128 if config.population.genome == "phase" else 64))
+    costs = np.empty(len(labels))
+    seeds = np.arange(games, dtype=np.uint64)
+    for index, label in enumerate(labels):
+        opponent = [None] * len(labels)
+        opponent[index] = _opponent(label)
+        started = time.perf_counter()
+        play_plan(kind, depth, eps, phase_move, table, opponent, np.zeros(games, np.int32),
+                  np.full(games, index, np.int32), np.zeros(games, np.int32), seeds,
+                  (np.arange(games) % 2).astype(np.uint8))
+        costs[index] = (time.perf_counter() - started) / games
+    return costs
 
 
 def scores(individual: np.ndarray, disc_diffs: np.ndarray, size: int, kind: str) -> np.ndarray:

@@ -12,7 +12,7 @@ from ga import fitness
 from ga.config import Config, config_from_dict
 from ga.fitness import (
     HALL_OF_FAME, POPULATION, Batch, GamePlan, derive_seed, derive_seeds, opponent_labels, plan_generation, score,
-    scores, split,
+    opponent_costs, scores, split,
 )
 
 PLAYER = ("nhand_custom", 1, 0.0, 40)
@@ -253,6 +253,37 @@ def test_split_of_a_subset_of_individuals() -> None:
     pieces = split(plan, 2)
     assert np.array_equal(GamePlan.concatenate(pieces).seeds, plan.seeds)
     assert sorted(len(set(p.individual.tolist())) for p in pieces) == [1, 2]
+
+
+def test_split_by_cost_balances_the_cost_not_the_game_count() -> None:
+    # Individual i plays 10 games against opponent (i % 2); opponent 1 costs nine times opponent 0.
+    individual = np.repeat(np.arange(8, dtype=np.int32), 10)
+    opponent = (individual % 2).astype(np.int32)
+    plan = GamePlan(individual, opponent, np.full(80, -1, np.int32), np.arange(80, dtype=np.uint64),
+                    np.zeros(80, np.uint8))
+    costs = np.array([1.0, 9.0])
+    pieces = split(plan, 2, costs)
+    assert np.array_equal(GamePlan.concatenate(pieces).seeds, plan.seeds)
+    totals = [costs[piece.opponent].sum() for piece in pieces]
+    assert totals == [200.0, 200.0]
+    by_count = split(plan, 2)
+    assert [len(piece) for piece in by_count] == [40, 40]
+    assert [costs[piece.opponent].sum() for piece in by_count] == [200.0, 200.0]  # here both agree
+    skewed = plan.subset(np.argsort(opponent, kind="stable"))  # cheap individuals first
+    skewed = GamePlan(np.repeat(np.arange(8, dtype=np.int32), 10), skewed.opponent, skewed.member,
+                      skewed.seeds, skewed.colours)
+    assert [costs[piece.opponent].sum() for piece in split(skewed, 2)] == [40.0, 360.0]
+    balanced = [costs[piece.opponent].sum() for piece in split(skewed, 2, costs)]
+    assert max(balanced) <= 270.0  # one individual (90) off the ideal 200 at most
+
+
+def test_opponent_costs_cover_every_label_including_the_population() -> None:
+    # Timings are not asserted (only that each label was played): they only place batch boundaries.
+    config = make_config(draw="all", coevolution=2)
+    labels = opponent_labels(config)
+    assert POPULATION in labels
+    costs = opponent_costs(config, labels, games=4)
+    assert costs.shape == (len(labels),) and np.all(np.isfinite(costs)) and np.all(costs > 0)
 
 
 # --- scores ---------------------------------------------------------------------------------
