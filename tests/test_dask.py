@@ -114,8 +114,10 @@ def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkey
 
     monkeypatch.setattr(ga.cluster, "cluster_map", counting_map)
     evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address, generations=2)
-    # 2 workers x BATCHES_PER_WORKER batches, cut at individuals: 12 individuals give 8 tasks
-    assert tasks == [8, 8]
+    # At most 2 workers x BATCHES_PER_WORKER batches of similar cost, cut at individuals (a costly
+    # individual can fill more than one share, so fewer), and more than one task to share.
+    assert len(tasks) == 2
+    assert all(2 <= count <= 8 for count in tasks), tasks
 
 
 def test_the_cli_runs_on_an_in_process_cluster(config_file: Path, reference: Path, tmp_path: Path) -> None:
