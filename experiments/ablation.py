@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import shutil
 import sys
 import time
 import tomllib
@@ -26,7 +27,8 @@ import pandas as pd
 
 from ga.config import config_from_dict
 from ga.evaluation import evaluate_player
-from ga.evolve import evolve, games_per_generation
+from ga.evolve import evolve, games_per_generation, resume
+from ga.runio import RunDirError
 from ga.stats import mean_interval
 from ga.weights import load_weights
 
@@ -119,7 +121,15 @@ def run_one(job: tuple[int, int, dict[str, Any], argparse.Namespace]) -> dict[st
     generations = max(1, args.budget // games_per_generation(config))
     run_dir = args.out / f"rung{rung}-seed{seed}"
     started = time.perf_counter()
-    evolve(config, out=run_dir, generations=generations, workers=args.workers)
+    if run_dir.exists():
+        # Left by an interrupted ablation: continue it, or start again if it never checkpointed.
+        try:
+            resume(run_dir, generations=generations, workers=args.workers)
+        except RunDirError:
+            shutil.rmtree(run_dir)
+            evolve(config, out=run_dir, generations=generations, workers=args.workers)
+    else:
+        evolve(config, out=run_dir, generations=generations, workers=args.workers)
     wall = time.perf_counter() - started
     row: dict[str, Any] = {"rung": rung, "lever": RUNGS[rung][0], "seed": seed,
                            "generations": generations, "wall_s": round(wall, 1)}

@@ -59,6 +59,11 @@ def test_ablation_runs_scores_and_resumes(tmp_path: Path) -> None:
     before = (tmp_path / "runs.csv").read_bytes()
     assert ablation.main(args) == 0  # everything done already: nothing is run again
     assert (tmp_path / "runs.csv").read_bytes() == before
+    # Run directories left without a row (an interrupted ablation) are continued, not refused.
+    (tmp_path / "runs.csv").unlink()
+    assert ablation.main(args) == 0
+    again = pd.read_csv(tmp_path / "runs.csv")
+    assert again["best_vs_heuristic"].tolist() == runs["best_vs_heuristic"].tolist()
 
 
 def test_heldout_table_and_figure(tmp_path: Path) -> None:
