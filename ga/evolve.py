@@ -43,7 +43,12 @@ if not hasattr(creator, "Individual"):
 # worker round trip would cost more than the games (the blog's experiment
 # plays 32 games a generation).
 IN_PROCESS_GAMES = 512
+# Batches per worker thread. Batches have similar measured cost; a few per
+# thread let the local pool absorb the VM's noise, while each Dask task costs
+# a scheduler round trip: one per thread measured 4-13% behind the local pool
+# on population 64 x 64 games, four 25-30% (docs/cluster.md).
 BATCHES_PER_WORKER = 4
+DASK_BATCHES_PER_WORKER = 1
 
 
 def clone(individual: Any) -> Any:
@@ -215,7 +220,7 @@ def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int]]:
         from ga import cluster  # dask is optional: imported only when used
 
         with cluster.connect(config.compute.address, workers) as client:
-            yield cluster.cluster_map(client), BATCHES_PER_WORKER * cluster.worker_threads(client)
+            yield cluster.cluster_map(client), DASK_BATCHES_PER_WORKER * cluster.worker_threads(client)
         return
     if workers == 1 or games_per_generation(config) < IN_PROCESS_GAMES:
         yield map, 1

@@ -18,6 +18,7 @@ import tomli_w
 distributed = pytest.importorskip("distributed")
 
 import ga.cli  # noqa: E402
+import ga.evolve  # noqa: E402
 import ga.cluster  # noqa: E402
 from ga.cli import main  # noqa: E402
 from ga.config import config_from_dict, load_config  # noqa: E402
@@ -114,10 +115,8 @@ def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkey
 
     monkeypatch.setattr(ga.cluster, "cluster_map", counting_map)
     evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address, generations=2)
-    # At most 2 workers x BATCHES_PER_WORKER batches of similar cost, cut at individuals (a costly
-    # individual can fill more than one share, so fewer), and more than one task to share.
-    assert len(tasks) == 2
-    assert all(2 <= count <= 8 for count in tasks), tasks
+    # One batch per worker thread (2 workers x DASK_BATCHES_PER_WORKER), of similar cost, cut at individuals.
+    assert tasks == [2 * ga.evolve.DASK_BATCHES_PER_WORKER] * 2
 
 
 def test_the_cli_runs_on_an_in_process_cluster(config_file: Path, reference: Path, tmp_path: Path) -> None:
