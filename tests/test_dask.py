@@ -274,7 +274,6 @@ def test_kill_9_of_the_main_process_on_dask_then_resume_on_dask(cluster: Any, tm
     assert_same_run(tmp_path / "local", run_dir)
 
 
-@pytest.mark.slow
 def test_a_killed_scheduler_process_then_a_resume_on_another_cluster(
     config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch, short_timeouts: None,
@@ -321,7 +320,6 @@ def test_a_killed_scheduler_process_then_a_resume_on_another_cluster(
                 process.wait()
 
 
-@pytest.mark.slow
 def test_a_tls_cluster_takes_the_certificates_from_the_command_line(
     config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
