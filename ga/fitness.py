@@ -9,6 +9,7 @@ of workers or on scheduling.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -223,8 +224,6 @@ def opponent_costs(config: Config, labels: Sequence[str], games: int = 32) -> np
     Each label plays 4 and then 4 + ``games`` games (the fastest of three
     tries); the difference leaves out the fixed cost of a call.
     """
-    import time
-
     kind, depth, eps, phase_move = player_args(config)
     table = np.random.default_rng(0).uniform(-1, 1, size=(1, 128 if config.population.genome == "phase" else 64))
 
