@@ -42,8 +42,8 @@ KNOWN_BUGS: dict[str, str] = {}  # all reported bugs are fixed
 # ---------------------------------------------------------------- configs
 
 #: Valid TOML experiments that the mutation tests start from (all tiny).
-VALID_TOMLS: tuple[str, ...] = (
-    """\
+#: The smallest experiment the CLI tests run (two generations of 8 individuals against random).
+TINY_TOML = """\
 [experiment]
 name = "tiny"
 generations = 2
@@ -57,7 +57,10 @@ opponents = ["random"]
 
 [compute]
 workers = 1
-""",
+"""
+
+VALID_TOMLS: tuple[str, ...] = (
+    TINY_TOML,
     """\
 [experiment]
 seed = 3

@@ -12,25 +12,10 @@ from click.testing import CliRunner
 from engine import BLACK, WHITE, Board, Player, build_player
 from ga.cli import EXIT_BAD_INPUT, cli, main
 from ga.play import play_human
+from bad_input_cases import TINY_TOML
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "experiments" / "quick.toml"
-
-TINY_TOML = """\
-[experiment]
-name = "tiny"
-generations = 2
-
-[population]
-size = 8
-parents = 4
-
-[fitness]
-opponents = ["random"]
-
-[compute]
-workers = 1
-"""
 
 
 @pytest.fixture(autouse=True)

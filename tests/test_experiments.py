@@ -1,7 +1,6 @@
 """The experiment scripts: the ablation ladder and the held-out table."""
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import sys
 import tomllib
@@ -9,7 +8,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pandas as pd
-import pytest
 
 from ga.config import config_from_dict, load_config
 
