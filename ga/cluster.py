@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import logging
 import re
 import time
@@ -98,7 +99,11 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
         raise ClusterUnavailable(INSTALL_HINT) from error
     timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
     local = local_workers(address)
+    if local is None and address.strip().startswith("tls://") and not _tls_configured():
+        raise ClusterUnavailable(f"the Dask scheduler at '{address}' speaks TLS: give --dask-tls-ca and "
+                                 "--dask-tls-cert (and --dask-tls-key if the key is separate)")
     cluster = None
+    failure = None
     try:
         if local is not None:
             # Processes listen on 127.0.0.1 only; threads talk in memory (inproc).
@@ -114,10 +119,18 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
             get_address_host(address.strip())  # a bad address fails here, not inside a half-made Client
             client = Client(address.strip(), timeout=timeout, set_as_default=False)
     except (OSError, ValueError, TypeError, RuntimeError) as error:
+        where = "start a local Dask cluster" if local is not None else f"reach the Dask scheduler at '{address}'"
+        failure = f"cannot {where}: {_one_line(error)}"
+    if failure is not None:
         if cluster is not None:
             cluster.close()
-        where = "start a local Dask cluster" if local is not None else f"reach the Dask scheduler at '{address}'"
-        raise ClusterUnavailable(f"cannot {where}: {_one_line(error)}") from error
+        # A Client that failed to start keeps its event-loop thread and is
+        # freed only by the cycle collector; its __del__ then waits up to 20 s
+        # on that loop. Left to a later collection, this ran on another
+        # client's loop thread and stalled it (seen as a hung test). Collect
+        # now, here, with no reference left (the exception is not chained).
+        gc.collect()
+        raise ClusterUnavailable(failure)
     # A run ends with one line of its own: Dask's warnings about a lost
     # connection would only repeat it.
     quiet = [logging.getLogger(name) for name in ("distributed.client", "distributed.batched", "distributed.core")]
@@ -135,6 +148,12 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
             pass
         for logger, level in zip(quiet, levels):
             logger.setLevel(level)
+
+
+def _tls_configured() -> bool:
+    import dask
+
+    return bool(dask.config.get("distributed.comm.tls.ca-file", None))
 
 
 def worker_threads(client: Any) -> int:
