@@ -18,6 +18,7 @@ cdef struct PlayerC:
     double eps          # probability of a uniformly random move before each move
     int phase_move      # positions with move number >= phase_move use table 1
     int n_tables        # 1, or 2 for phase-dependent weights
+    bint unit_weights   # every weight is 1 (nhand): sums are disc counts, taken by popcount
     double weights[2][64]      # per-square weights, index = square
     double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
 

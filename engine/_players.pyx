@@ -70,6 +70,8 @@ cdef inline int nth_bit(uint64_t mask, int n) noexcept nogil:
 cdef inline double table_sum(const PlayerC* pc, int table, uint64_t discs) noexcept nogil:
     cdef double total = 0.0
     cdef int rank
+    if pc.unit_weights:  # the same exact integer as the byte sums below
+        return bit_count(discs)
     for rank in range(8):
         total += pc.rank_sums[table][rank][(discs >> (8 * rank)) & 255]
     return total
@@ -88,10 +90,13 @@ cdef inline int table_of(const PlayerC* pc, uint64_t discs) noexcept nogil:
     return 1 if pc.n_tables == 2 and bit_count(discs) - 4 >= pc.phase_move else 0
 
 
-cdef inline double move_gain(const double* weights, int square, uint64_t flips) noexcept nogil:
+cdef inline double move_gain(const PlayerC* pc, int table, int square, uint64_t flips) noexcept nogil:
     # A move changes the mover's score by the new disc plus twice each flipped
     # disc (it leaves the opponent's sum and joins the mover's).
+    cdef const double* weights = pc.weights[table]
     cdef double gain = weights[square]
+    if pc.unit_weights:  # exact: the loop below adds the same integers
+        return 1.0 + 2.0 * bit_count(flips)
     while flips:
         gain += 2.0 * weights[first_bit(flips)]
         flips &= flips - 1
@@ -137,7 +142,7 @@ cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bin
         square = first_bit(bit)
         flips = get_flips(square, P, O)
         if same_table:
-            child = move_gain(pc.weights[table], square, flips)
+            child = move_gain(pc, table, square, flips)
             child = score + child if me_to_move else score - child
         elif me_to_move:
             child = evaluate(pc, P ^ flips ^ bit, O ^ flips)
@@ -290,9 +295,11 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
     pc.eps = eps
     pc.phase_move = phase_move
     pc.n_tables = n_tables
+    pc.unit_weights = True
     for t in range(n_tables):
         for square in range(64):
             pc.weights[t][square] = weights[64 * t + square]
+            pc.unit_weights = pc.unit_weights and weights[64 * t + square] == 1.0
         for rank in range(8):
             # Each byte's sum is a smaller byte's sum plus its lowest disc.
             pc.rank_sums[t][rank][0] = 0.0

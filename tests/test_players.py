@@ -302,3 +302,16 @@ def test_nhand_is_nhand_custom_with_unit_weights() -> None:
         assert Player("nhand", 2).scores(board) == pytest.approx(
             Player("nhand_custom", 2, [1.0] * 64).scores(board), rel=1e-12
         )
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_unit_weights_popcount_path_equals_the_table_path(depth: int) -> None:
+    # All-ones tables are scored by popcount; any other constant goes through
+    # the weight tables. Disc sums are exact integers, so the two agree exactly
+    # (and games under nhand are unchanged by the shortcut).
+    for position in random_positions(60 if depth < 3 else 15):
+        board = Board.from_text(ref.to_text(position))
+        ones = Player("nhand_custom", depth, [1.0] * 64).scores(board)
+        twos = Player("nhand_custom", depth, [2.0] * 64).scores(board)
+        assert twos == {square: 2.0 * score for square, score in ones.items()}
+        assert ones == Player("nhand", depth).scores(board)
