@@ -17,6 +17,7 @@ cdef extern from "bitops.h" nogil:
     uint64_t LINES[64][8]           # rays from each square, see bitops.h
     const bint HAVE_SSE2_MOVES      # sse2_moves is available (every x86-64)
     uint64_t sse2_moves(uint64_t P, uint64_t O)
+    void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t* flipped)
 
 
 cdef inline uint64_t _run_up(uint64_t P, uint64_t mask, int d) noexcept nogil:
@@ -132,6 +133,15 @@ cdef inline void all_flips(uint64_t P, uint64_t O, uint64_t* flipped) noexcept n
     cdef uint64_t inner = O & INNER_FILES, empty = ~(P | O)
     flipped[0] = _flipped_up(P, inner, empty, 1)
     flipped[1] = _flipped_down(P, inner, empty, 1)
+    if HAVE_SSE2_MOVES:  # the other six directions two at a time
+        sse2_vertical_flips(P, O, flipped)
+        return
+    portable_vertical_flips(P, O, flipped)
+
+
+cdef inline void portable_vertical_flips(uint64_t P, uint64_t O, uint64_t* flipped) noexcept nogil:
+    """Fills ``flipped[2..7]`` of :func:`all_flips`, one direction at a time (any CPU)."""
+    cdef uint64_t inner = O & INNER_FILES, empty = ~(P | O)
     flipped[2] = _flipped_up(P, O, empty, 8)
     flipped[3] = _flipped_down(P, O, empty, 8)
     flipped[4] = _flipped_up(P, inner, empty, 7)

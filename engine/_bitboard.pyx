@@ -53,6 +53,23 @@ def _portable_moves(player, opponent):
     return portable_moves(_mask(player, "player"), _mask(opponent, "opponent"))
 
 
+def all_flipped(player, opponent):
+    """Returns, per direction (+1, -1, +8, -8, +7, -7, +9, -9), the discs some legal move of ``player`` flips."""
+    cdef uint64_t flipped[8]
+    all_flips(_mask(player, "player"), _mask(opponent, "opponent"), flipped)
+    return [flipped[k] for k in range(8)]
+
+
+def _portable_all_flipped(player, opponent):
+    """Returns :func:`all_flipped` computed by the fallback for CPUs without SSE2 (for tests)."""
+    cdef uint64_t P = _mask(player, "player"), O = _mask(opponent, "opponent"), inner = O & INNER_FILES
+    cdef uint64_t flipped[8]
+    flipped[0] = _flipped_up(P, inner, ~(P | O), 1)
+    flipped[1] = _flipped_down(P, inner, ~(P | O), 1)
+    portable_vertical_flips(P, O, flipped)
+    return [flipped[k] for k in range(8)]
+
+
 def flips(square, player, opponent):
     """Returns the mask of discs flipped by ``player`` playing ``square`` (0 if illegal)."""
     if not 0 <= square < 64:

@@ -81,10 +81,59 @@ static inline uint64_t sse2_moves(uint64_t P, uint64_t O) {
     moves |= (left << 1) | (right >> 1);
     return moves & ~(P | O);
 }
+
+/* _run_up and _run_down of _bitboard.pxd on both lanes. */
+static inline __m128i sse2_run_up(__m128i P, __m128i mask, const int d) {
+    __m128i pairs = _mm_and_si128(mask, _mm_slli_epi64(mask, d));
+    __m128i t = _mm_and_si128(mask, _mm_slli_epi64(P, d));
+    t = _mm_or_si128(t, _mm_and_si128(mask, _mm_slli_epi64(t, d)));
+    t = _mm_or_si128(t, _mm_and_si128(pairs, _mm_slli_epi64(t, 2 * d)));
+    return _mm_or_si128(t, _mm_and_si128(pairs, _mm_slli_epi64(t, 2 * d)));
+}
+
+static inline __m128i sse2_run_down(__m128i P, __m128i mask, const int d) {
+    __m128i pairs = _mm_and_si128(mask, _mm_srli_epi64(mask, d));
+    __m128i t = _mm_and_si128(mask, _mm_srli_epi64(P, d));
+    t = _mm_or_si128(t, _mm_and_si128(mask, _mm_srli_epi64(t, d)));
+    t = _mm_or_si128(t, _mm_and_si128(pairs, _mm_srli_epi64(t, 2 * d)));
+    return _mm_or_si128(t, _mm_and_si128(pairs, _mm_srli_epi64(t, 2 * d)));
+}
+
+/* _flipped_up of _bitboard.pxd on both lanes. */
+static inline __m128i sse2_flipped_up(__m128i P, __m128i mask, __m128i empty, const int d) {
+    __m128i run = sse2_run_up(P, mask, d);
+    return _mm_and_si128(run, sse2_run_down(_mm_and_si128(_mm_slli_epi64(run, d), empty), mask, d));
+}
+
+static inline uint64_t sse2_low(__m128i x) { return (uint64_t)_mm_cvtsi128_si64(x); }
+static inline uint64_t sse2_high_unmirrored(__m128i x) {
+    return __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)));
+}
+
+/* The six vertical and diagonal directions of all_flips (_bitboard.pxd), two
+ * at a time as in sse2_moves: on the mirrored lane, +8 is -8, +7 is -9 and +9
+ * is -7. flipped[] uses all_flips's order (+1, -1, +8, -8, +7, -7, +9, -9). */
+static inline void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t *flipped) {
+    const __m128i inner_files = _mm_set1_epi64x((long long)INNER_FILES);
+    __m128i PP = _mm_set_epi64x((long long)__builtin_bswap64(P), (long long)P);
+    __m128i OO = _mm_set_epi64x((long long)__builtin_bswap64(O), (long long)O);
+    __m128i inner = _mm_and_si128(OO, inner_files);
+    __m128i empty = _mm_andnot_si128(_mm_or_si128(PP, OO), _mm_set1_epi64x(-1));
+    __m128i f8 = sse2_flipped_up(PP, OO, empty, 8);
+    __m128i f7 = sse2_flipped_up(PP, inner, empty, 7);
+    __m128i f9 = sse2_flipped_up(PP, inner, empty, 9);
+    flipped[2] = sse2_low(f8);
+    flipped[3] = sse2_high_unmirrored(f8);
+    flipped[4] = sse2_low(f7);
+    flipped[7] = sse2_high_unmirrored(f7);
+    flipped[6] = sse2_low(f9);
+    flipped[5] = sse2_high_unmirrored(f9);
+}
 #define HAVE_SSE2_MOVES 1
 #else
 #define HAVE_SSE2_MOVES 0
 static inline uint64_t sse2_moves(uint64_t P, uint64_t O) { (void)P; (void)O; return 0; }
+static inline void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t *flipped) { (void)P; (void)O; (void)flipped; }
 #endif
 
 #endif

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import reference as ref
 from engine import Board
-from engine._bitboard import _portable_moves, get_flips, get_moves, popcount
+from engine._bitboard import _portable_all_flipped, _portable_moves, all_flipped, get_flips, get_moves, popcount
 
 GAME_SEEDS = range(170)
 FULL = (1 << 64) - 1
@@ -40,6 +40,16 @@ def check_core(player: int, opponent: int) -> None:
     )
     # The fallback for CPUs without SSE2 is not what runs here: check it too.
     assert _portable_moves(player, opponent) == moves, f"portable moves of {player:#x}, {opponent:#x}"
+    # Every move's flips at once, per direction: each (move, flipped disc) pair
+    # lies in exactly one direction's mask, so the masks' sizes add up to the
+    # moves' flip counts (the scoring of the last look-ahead ply relies on it).
+    per_direction = all_flipped(player, opponent)
+    assert _portable_all_flipped(player, opponent) == per_direction, f"portable all_flipped of {player:#x}, {opponent:#x}"
+    union = 0
+    for mask in per_direction:
+        union |= mask
+    assert union == ref.mask_of([d for f in expected.values() for d in ref.squares_of(f)])
+    assert sum(popcount(mask) for mask in per_direction) == sum(popcount(f) for f in expected.values())
     for square in ref.squares_of(~(player | opponent) & FULL):
         flipped = get_flips(square, player, opponent)
         assert flipped == expected.get(square, 0), (
