@@ -18,6 +18,8 @@ cdef extern from "bitops.h" nogil:
     const bint HAVE_SSE2_MOVES      # sse2_moves is available (every x86-64)
     uint64_t sse2_moves(uint64_t P, uint64_t O)
     void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t* flipped)
+    void init_line_pairs()
+    uint64_t sse2_vertical_move_flips(int square, uint64_t P, uint64_t O)
 
 
 cdef inline uint64_t _run_up(uint64_t P, uint64_t mask, int d) noexcept nogil:
@@ -99,10 +101,20 @@ cdef inline void init_lines() noexcept nogil:
                 LINES[square][k] |= (<uint64_t>1) << (rank * 8 + file)
                 file += step_file[k]
                 rank += step_rank[k]
+    init_line_pairs()
 
 
 cdef inline uint64_t get_flips(int square, uint64_t P, uint64_t O) noexcept nogil:
     """Returns the discs P flips by playing on ``square`` (0 if it flips none)."""
+    cdef const uint64_t* line = LINES[square]
+    if HAVE_SSE2_MOVES:  # the six other rays two at a time, all of them scanned upwards
+        return (_flips_above(line[0], P, O) | _flips_below(line[4], P, O)
+                | sse2_vertical_move_flips(square, P, O))
+    return portable_flips(square, P, O)
+
+
+cdef inline uint64_t portable_flips(int square, uint64_t P, uint64_t O) noexcept nogil:
+    """Returns :func:`get_flips` one ray at a time (any CPU)."""
     cdef const uint64_t* line = LINES[square]
     return (
         _flips_above(line[0], P, O) | _flips_above(line[1], P, O)

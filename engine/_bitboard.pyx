@@ -80,6 +80,16 @@ def flips(square, player, opponent):
     return get_flips(square, P, O)
 
 
+def _portable_flips(square, player, opponent):
+    """Returns :func:`flips` computed by the fallback for CPUs without SSE2 (for tests)."""
+    if not 0 <= square < 64:
+        raise ValueError(f"square must be in 0..63, got {square!r}")
+    cdef uint64_t P = _mask(player, "player"), O = _mask(opponent, "opponent")
+    if (P | O) >> square & 1:
+        return 0
+    return portable_flips(square, P, O)
+
+
 def popcount(mask):
     """Returns the number of set bits of a 64-bit mask."""
     return bit_count(_mask(mask, "mask"))

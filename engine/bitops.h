@@ -82,6 +82,47 @@ static inline uint64_t sse2_moves(uint64_t P, uint64_t O) {
     return moves & ~(P | O);
 }
 
+/* LINE_PAIRS[s]: three pairs of rays from s, for get_flips: (+8, -8), (+7,
+ * -9), (+9, -7), each second ray byte-swapped. On the mirrored board the
+ * second ray runs towards higher indices too, so the nearest square of all
+ * six rays is the lowest bit. Filled by init_line_pairs() after LINES. */
+static uint64_t LINE_PAIRS[64][6] __attribute__((aligned(16)));
+
+static inline void init_line_pairs(void) {
+    for (int s = 0; s < 64; s++) {
+        LINE_PAIRS[s][0] = LINES[s][1];
+        LINE_PAIRS[s][1] = __builtin_bswap64(LINES[s][5]);
+        LINE_PAIRS[s][2] = LINES[s][2];
+        LINE_PAIRS[s][3] = __builtin_bswap64(LINES[s][7]);
+        LINE_PAIRS[s][4] = LINES[s][3];
+        LINE_PAIRS[s][5] = __builtin_bswap64(LINES[s][6]);
+    }
+}
+
+/* _flips_above of _bitboard.pxd on both lanes: the discs before the nearest
+ * non-opponent square of each ray, kept when that square is P's. */
+static inline __m128i sse2_flips_above(__m128i line, __m128i P, __m128i O) {
+    const __m128i one = _mm_set1_epi64x(1);
+    __m128i stop = _mm_andnot_si128(O, line);
+    __m128i first = _mm_and_si128(stop, _mm_sub_epi64(_mm_setzero_si128(), stop));
+    __m128i closed = _mm_and_si128(first, P); /* one bit, or 0 */
+    /* all ones when closed != 0: closed - 1 has its top bit set only for 0 */
+    __m128i keep = _mm_sub_epi64(_mm_srli_epi64(_mm_sub_epi64(closed, one), 63), one);
+    return _mm_and_si128(_mm_and_si128(_mm_sub_epi64(first, one), line), keep);
+}
+
+/* The flips of a move on square s along the six vertical and diagonal rays. */
+static inline uint64_t sse2_vertical_move_flips(int s, uint64_t P, uint64_t O) {
+    __m128i PP = _mm_set_epi64x((long long)__builtin_bswap64(P), (long long)P);
+    __m128i OO = _mm_set_epi64x((long long)__builtin_bswap64(O), (long long)O);
+    const __m128i *pairs = (const __m128i *)LINE_PAIRS[s];
+    __m128i f = _mm_or_si128(sse2_flips_above(_mm_load_si128(pairs), PP, OO),
+                             _mm_or_si128(sse2_flips_above(_mm_load_si128(pairs + 1), PP, OO),
+                                          sse2_flips_above(_mm_load_si128(pairs + 2), PP, OO)));
+    return (uint64_t)_mm_cvtsi128_si64(f)
+         | __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(f, f)));
+}
+
 /* _run_up and _run_down of _bitboard.pxd on both lanes. */
 static inline __m128i sse2_run_up(__m128i P, __m128i mask, const int d) {
     __m128i pairs = _mm_and_si128(mask, _mm_slli_epi64(mask, d));
@@ -134,6 +175,8 @@ static inline void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t *flipped
 #define HAVE_SSE2_MOVES 0
 static inline uint64_t sse2_moves(uint64_t P, uint64_t O) { (void)P; (void)O; return 0; }
 static inline void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t *flipped) { (void)P; (void)O; (void)flipped; }
+static inline void init_line_pairs(void) {}
+static inline uint64_t sse2_vertical_move_flips(int s, uint64_t P, uint64_t O) { (void)s; (void)P; (void)O; return 0; }
 #endif
 
 #endif

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import reference as ref
 from engine import Board
-from engine._bitboard import _portable_all_flipped, _portable_moves, all_flipped, get_flips, get_moves, popcount
+from engine._bitboard import _portable_all_flipped, _portable_flips, _portable_moves, all_flipped, get_flips, get_moves, popcount
 
 GAME_SEEDS = range(170)
 FULL = (1 << 64) - 1
@@ -52,6 +52,7 @@ def check_core(player: int, opponent: int) -> None:
     assert sum(popcount(mask) for mask in per_direction) == sum(popcount(f) for f in expected.values())
     for square in ref.squares_of(~(player | opponent) & FULL):
         flipped = get_flips(square, player, opponent)
+        assert _portable_flips(square, player, opponent) == flipped, f"portable flips of {square}, {player:#x}, {opponent:#x}"
         assert flipped == expected.get(square, 0), (
             f"get_flips({ref.square_name(square)}) of player={player:#018x} "
             f"opponent={opponent:#018x}: {flipped:#x} != {expected.get(square, 0):#x}"
