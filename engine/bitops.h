@@ -39,6 +39,16 @@ static uint64_t LINES[64][8];
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
+/* A board and its mirror image top to bottom (a byte swap) in the two lanes. */
+static inline __m128i sse2_pair(uint64_t x) {
+    return _mm_set_epi64x((long long)__builtin_bswap64(x), (long long)x);
+}
+static inline uint64_t sse2_low(__m128i x) { return (uint64_t)_mm_cvtsi128_si64(x); }
+/* The mirrored lane turned back. */
+static inline uint64_t sse2_high_unmirrored(__m128i x) {
+    return __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)));
+}
+
 /* One Kogge-Stone fill towards higher indices with doubling, on two boards at
  * once (the same steps as _run_up in _bitboard.pxd), then the step onto the move. */
 #define OTHELLO_GA_FILL_UP(T, P, MASK, D)                                     \
@@ -58,8 +68,7 @@ static uint64_t LINES[64][8];
  * horizontal directions stay scalar: mirroring leaves them unchanged. */
 static inline uint64_t sse2_moves(uint64_t P, uint64_t O) {
     const __m128i inner_files = _mm_set1_epi64x((long long)INNER_FILES);
-    __m128i PP = _mm_set_epi64x((long long)__builtin_bswap64(P), (long long)P);
-    __m128i OO = _mm_set_epi64x((long long)__builtin_bswap64(O), (long long)O);
+    __m128i PP = sse2_pair(P), OO = sse2_pair(O);
     __m128i inner = _mm_and_si128(OO, inner_files);
     __m128i t8, t7, t9, all;
     uint64_t inner1 = O & INNER_FILES, left, right, pairs, moves;
@@ -67,8 +76,7 @@ static inline uint64_t sse2_moves(uint64_t P, uint64_t O) {
     OTHELLO_GA_FILL_UP(t7, PP, inner, 7);
     OTHELLO_GA_FILL_UP(t9, PP, inner, 9);
     all = _mm_or_si128(t8, _mm_or_si128(t7, t9));
-    moves = (uint64_t)_mm_cvtsi128_si64(all)
-          | __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(all, all)));
+    moves = sse2_low(all) | sse2_high_unmirrored(all);
     left = inner1 & (P << 1);
     right = inner1 & (P >> 1);
     pairs = inner1 & (inner1 << 1);
@@ -113,14 +121,12 @@ static inline __m128i sse2_flips_above(__m128i line, __m128i P, __m128i O) {
 
 /* The flips of a move on square s along the six vertical and diagonal rays. */
 static inline uint64_t sse2_vertical_move_flips(int s, uint64_t P, uint64_t O) {
-    __m128i PP = _mm_set_epi64x((long long)__builtin_bswap64(P), (long long)P);
-    __m128i OO = _mm_set_epi64x((long long)__builtin_bswap64(O), (long long)O);
+    __m128i PP = sse2_pair(P), OO = sse2_pair(O);
     const __m128i *pairs = (const __m128i *)LINE_PAIRS[s];
     __m128i f = _mm_or_si128(sse2_flips_above(_mm_load_si128(pairs), PP, OO),
                              _mm_or_si128(sse2_flips_above(_mm_load_si128(pairs + 1), PP, OO),
                                           sse2_flips_above(_mm_load_si128(pairs + 2), PP, OO)));
-    return (uint64_t)_mm_cvtsi128_si64(f)
-         | __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(f, f)));
+    return sse2_low(f) | sse2_high_unmirrored(f);
 }
 
 /* _run_up and _run_down of _bitboard.pxd on both lanes. */
@@ -146,18 +152,12 @@ static inline __m128i sse2_flipped_up(__m128i P, __m128i mask, __m128i empty, co
     return _mm_and_si128(run, sse2_run_down(_mm_and_si128(_mm_slli_epi64(run, d), empty), mask, d));
 }
 
-static inline uint64_t sse2_low(__m128i x) { return (uint64_t)_mm_cvtsi128_si64(x); }
-static inline uint64_t sse2_high_unmirrored(__m128i x) {
-    return __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)));
-}
-
 /* The six vertical and diagonal directions of all_flips (_bitboard.pxd), two
  * at a time as in sse2_moves: on the mirrored lane, +8 is -8, +7 is -9 and +9
  * is -7. flipped[] uses all_flips's order (+1, -1, +8, -8, +7, -7, +9, -9). */
 static inline void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t *flipped) {
     const __m128i inner_files = _mm_set1_epi64x((long long)INNER_FILES);
-    __m128i PP = _mm_set_epi64x((long long)__builtin_bswap64(P), (long long)P);
-    __m128i OO = _mm_set_epi64x((long long)__builtin_bswap64(O), (long long)O);
+    __m128i PP = sse2_pair(P), OO = sse2_pair(O);
     __m128i inner = _mm_and_si128(OO, inner_files);
     __m128i empty = _mm_andnot_si128(_mm_or_si128(PP, OO), _mm_set1_epi64x(-1));
     __m128i f8 = sse2_flipped_up(PP, OO, empty, 8);
