@@ -138,11 +138,12 @@ class Generation:
 
 def evaluate_generation(
     population: list[Any], generation: int, toolbox: base.Toolbox, config: Config, champions: Sequence[Sequence[float]],
-    workers: int = 1, costs: np.ndarray | None = None,
+    workers: int = 1, costs: np.ndarray | None = None, whole_individuals: bool = True,
 ) -> Generation:
     """Plays the games of every individual without fitness and sets their fitness.
 
-    The generation's games go to ``toolbox.map`` in ``workers`` batches of similar cost.
+    The generation's games go to ``toolbox.map`` in ``workers`` batches of
+    similar cost (see :func:`ga.fitness.split` for ``whole_individuals``).
     """
     size = len(population)
     tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
@@ -153,7 +154,8 @@ def evaluate_generation(
     todo = np.array([not ind.fitness.valid for ind in population])
     plan = plan.subset(todo[plan.individual])
     player = fitness.player_args(config)
-    batches = [fitness.Batch(player, tables, labels, part) for part in fitness.split(plan, workers, costs)]
+    batches = [fitness.Batch(player, tables, labels, part)
+               for part in fitness.split(plan, workers, costs, whole_individuals=whole_individuals)]
     diffs = np.concatenate(list(toolbox.map(toolbox.evaluate, batches))) if len(plan) else np.zeros(0, np.int32)
     values = fitness.scores(plan.individual, diffs, size, config.fitness.score)
     for i in np.flatnonzero(todo):
@@ -203,8 +205,9 @@ def games_per_generation(config: Config) -> int:
 
 
 @contextmanager
-def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int]]:
-    """Yields the ``map`` that evaluates a generation and how many batches to give it.
+def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int, bool]]:
+    """Yields the ``map`` that evaluates a generation, how many batches to give it, and whether
+    they hold whole individuals (Dask tasks do: see :func:`ga.fitness.split`).
 
     The local pool is threads: the engine plays a batch with the GIL released,
     so threads run in parallel without pickling (2 workers measured 1.6-1.75x
@@ -220,16 +223,16 @@ def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int]]:
         from ga import cluster  # dask is optional: imported only when used
 
         with cluster.connect(config.compute.address, workers) as client:
-            yield cluster.cluster_map(client), DASK_BATCHES_PER_WORKER * cluster.worker_threads(client)
+            yield cluster.cluster_map(client), DASK_BATCHES_PER_WORKER * cluster.worker_threads(client), True
         return
     if workers == 1 or games_per_generation(config) < IN_PROCESS_GAMES:
-        yield map, 1
+        yield map, 1, True
         return
     # Opponents differ tenfold in cost per game: a few batches per worker
     # let the pool balance the load.
     batches = BATCHES_PER_WORKER * workers
     with ThreadPoolExecutor(workers, thread_name_prefix="othello-ga") as executor:
-        yield executor.map, batches
+        yield executor.map, batches, False
 
 
 # --- the run ---------------------------------------------------------------------------
@@ -318,14 +321,14 @@ def run(
         }
     manifest["generations_planned"] = config.experiment.generations
     # The workers first: a cluster that cannot be reached leaves nothing written.
-    with evaluation_map(config) as (map_function, batches), StopRequest().installed() as stop:
+    with evaluation_map(config) as (map_function, batches, whole), StopRequest().installed() as stop:
         if checkpoint is not None:
             writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
             if save_config is not None:
                 atomic_write(run_dir / CONFIG, config_to_toml(save_config))  # the directory describes its run
         else:
             writer = RunWriter.create(run_dir, config, columns, manifest)
-        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, stop, progress)
+        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, whole, stop, progress)
 
 
 def _loop(
@@ -336,6 +339,7 @@ def _loop(
     checkpoint: Checkpoint | None,
     map_function: Callable[..., Any],
     batches: int,
+    whole_individuals: bool,
     stop: StopRequest,
     progress: ProgressFactory | None,
 ) -> RunResult:
@@ -372,7 +376,8 @@ def _loop(
                 random.seed(fitness.derive_seed(seed, fitness.VARIATION, generation))
                 population = breed(population, toolbox, config)
             bred = time.perf_counter()
-            result = evaluate_generation(population, generation, toolbox, config, champions, batches, costs)
+            result = evaluate_generation(population, generation, toolbox, config, champions, batches, costs,
+                                         whole_individuals)
             evaluated = time.perf_counter()
             hall_of_fame.update(population)
             best = tools.selBest(population, 1)[0]

@@ -198,21 +198,32 @@ def evaluate(batch: Batch) -> np.ndarray:
                      plan.individual, plan.opponent, plan.member, plan.seeds, plan.colours)
 
 
-def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None) -> list[GamePlan]:
-    """Splits a plan into at most ``parts`` runs of whole individuals with similar total cost.
+def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None, *,
+          whole_individuals: bool = True) -> list[GamePlan]:
+    """Splits a plan into at most ``parts`` consecutive runs of games with similar total cost.
 
     ``costs`` holds the cost of a game against each opponent label (default:
     all equal, so runs get similar game counts). Only the cut points depend
-    on it: the games and their results do not.
+    on it: the games and their results do not (each game has its own seed and
+    the results are joined in plan order). With ``whole_individuals`` cuts
+    fall only between individuals, which caps the runs at the population
+    size (on Dask every run is a task with a scheduling cost); without it a
+    cut may fall anywhere, which balances threads better (the local pool:
+    scaling.toml 1.58x -> 1.63x on 2 workers).
     """
-    starts = np.flatnonzero(np.r_[True, plan.individual[1:] != plan.individual[:-1]]) if len(plan) else np.zeros(0, int)
-    boundaries = np.append(starts, len(plan))
+    if len(plan) == 0:
+        return [plan]
     weight = np.ones(len(plan)) if costs is None else np.asarray(costs, dtype=np.float64)[plan.opponent]
     cumulative = np.concatenate([[0.0], np.cumsum(weight)])  # cost of the games before each index
     targets = np.arange(1, max(parts, 1)) * cumulative[-1] / max(parts, 1)
-    at = np.searchsorted(cumulative[boundaries], targets)
-    cuts = np.unique(np.concatenate([[0], boundaries[np.minimum(at, len(boundaries) - 1)], [len(plan)]]))
-    return [plan.subset(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:])] or [plan]
+    if whole_individuals:
+        starts = np.flatnonzero(np.r_[True, plan.individual[1:] != plan.individual[:-1]])
+        boundaries = np.append(starts, len(plan))
+        at = boundaries[np.minimum(np.searchsorted(cumulative[boundaries], targets), len(boundaries) - 1)]
+    else:
+        at = np.searchsorted(cumulative, targets)
+    cuts = np.unique(np.concatenate([[0], at, [len(plan)]]))
+    return [plan.subset(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def opponent_costs(config: Config, labels: Sequence[str], games: int = 32) -> np.ndarray:

@@ -247,6 +247,31 @@ def test_split_partitions_the_plan_into_whole_individuals(parts: int) -> None:
         assert max(len(p) for p in pieces) - min(len(p) for p in pieces) <= 2 * 5  # similar sizes
 
 
+@pytest.mark.parametrize("parts", [1, 2, 3, 5, 8, 20, 60])
+def test_split_anywhere_partitions_the_plan_into_runs_of_similar_size(parts: int) -> None:
+    config = make_config(draw="one", games_per_opponent=3, coevolution=2)
+    plan = plan_generation(config, 1, 8)  # 8 individuals x 5 games
+    pieces = split(plan, parts, whole_individuals=False)
+    assert len(pieces) == min(parts, len(plan))
+    joined = GamePlan.concatenate(pieces)
+    for name in ("individual", "opponent", "member", "seeds", "colours"):
+        assert np.array_equal(getattr(joined, name), getattr(plan, name)), name
+    sizes = [len(piece) for piece in pieces]
+    assert min(sizes) >= 1 and max(sizes) - min(sizes) <= 1  # equal costs: equal counts
+
+
+def test_split_anywhere_balances_cost_inside_an_individual() -> None:
+    # Two individuals of 10 games; the second's opponent costs nine times the first's.
+    individual = np.repeat(np.arange(2, dtype=np.int32), 10)
+    plan = GamePlan(individual, individual.copy(), np.full(20, -1, np.int32), np.arange(20, dtype=np.uint64),
+                    np.zeros(20, np.uint8))
+    costs = np.array([1.0, 9.0])
+    assert [len(piece) for piece in split(plan, 2, costs)] == [20]  # no cut between them halves the cost
+    anywhere = split(plan, 2, costs, whole_individuals=False)
+    assert [float(costs[piece.opponent].sum()) for piece in anywhere] == [55.0, 45.0]
+    assert np.array_equal(GamePlan.concatenate(anywhere).seeds, plan.seeds)
+
+
 def test_split_of_a_subset_of_individuals() -> None:
     plan = plan_generation(make_config(draw="all"), 0, 8)
     plan = plan.subset(np.isin(plan.individual, [2, 5, 6]))
