@@ -27,7 +27,7 @@ from ga import fitness, operators, tournament
 from ga.config import Config, config_to_toml, load_config, with_overrides
 from ga.genome import expand, expand_many, genome_length
 from ga.runio import (
-    CONFIG, Checkpoint, RunDirError, RunWriter, atomic_write, check_checkpoint_fits, check_run_dir, command_line,
+    CONFIG, Checkpoint, GameLog, RunDirError, RunWriter, atomic_write, check_checkpoint_fits, check_run_dir, command_line,
     generation_columns, now_iso, read_checkpoint,
     read_config, read_manifest, versions,
 )
@@ -132,7 +132,7 @@ class Generation:
     """What evaluating one generation produced, for the logs."""
 
     record: dict[str, Any]
-    game_rows: list[tuple[Any, ...]]
+    game_log: GameLog
     games: int
 
 
@@ -172,11 +172,8 @@ def evaluate_generation(
     for index, label in enumerate(labels):
         played = diffs[plan.opponent == index]
         record[f"win_rate_vs_{label}"] = fitness.score(played, "win_rate") if played.size else float("nan")
-    colour_names = np.array(["black", "white"])[plan.colours]
-    label_names = np.array(labels, dtype=object)[plan.opponent]
-    game_rows = list(zip([generation] * len(plan), plan.individual.tolist(), label_names.tolist(),
-                         colour_names.tolist(), plan.seeds.tolist(), diffs.tolist()))
-    return Generation(record, game_rows, int(diffs.size))
+    games = GameLog(generation, plan.individual, plan.opponent, labels, plan.colours, plan.seeds, diffs)
+    return Generation(record, games, int(diffs.size))
 
 
 def population_statistics() -> tools.Statistics:
@@ -392,7 +389,7 @@ def _loop(
             logbook.record(**record)
             games_played += result.games
             elapsed += record["generation_s"]
-            writer.append_generation(record, result.game_rows)
+            writer.append_generation(record, result.game_log)
             if (generation + 1) % config.output.checkpoint_every == 0 or generation + 1 == total or stop.signal:
                 writer.write_checkpoint(Checkpoint(
                     generation=generation,

@@ -97,6 +97,36 @@ def _format_cell(value: Any) -> str:
 
 
 @dataclass
+class GameLog:
+    """A generation's games as arrays, one entry per game: the rows of games.csv."""
+
+    generation: int
+    individual: np.ndarray
+    opponent: np.ndarray  # index into labels
+    labels: Sequence[str]
+    colours: np.ndarray  # 0 = the individual played black
+    seeds: np.ndarray
+    disc_diffs: np.ndarray
+
+    def csv_text(self) -> str:
+        """Returns the rows as CSV text, the same bytes as ``csv.writer`` gives, about 3x faster."""
+        # Only the labels may need quoting (a spec like "wpc:1@lr06,eps=0.1"):
+        # quote each once, then join plain numbers around it.
+        labels = [_csv_cell(label) for label in self.labels]
+        names = [labels[i] for i in self.opponent.tolist()]
+        colours = ("black", "white")
+        g = self.generation
+        return "".join([f"{g},{i},{name},{colours[c]},{seed},{diff}\n" for i, name, c, seed, diff in zip(
+            self.individual.tolist(), names, self.colours.tolist(), self.seeds.tolist(), self.disc_diffs.tolist())])
+
+
+def _csv_cell(value: str) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow([value])
+    return buffer.getvalue()
+
+
+@dataclass
 class Checkpoint:
     """The state after a completed generation, enough to continue the run."""
 
@@ -179,17 +209,15 @@ class RunWriter:
 
     # --- every generation ----------------------------------------------------
 
-    def append_generation(self, record: dict[str, Any], game_rows: Iterable[Sequence[Any]]) -> None:
+    def append_generation(self, record: dict[str, Any], games: GameLog) -> None:
         """Appends a generation's row and its games; each file gets whole rows only."""
-        self._append(GENERATIONS, [[_format_cell(record.get(column)) for column in self.columns]])
+        self._append(GENERATIONS, _csv_text([[_format_cell(record.get(column)) for column in self.columns]]))
         if self.games_csv:
-            self._append(GAMES, game_rows)
+            self._append(GAMES, games.csv_text())
 
-    def _append(self, name: str, rows: Iterable[Sequence[Any]]) -> None:
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(rows)
+    def _append(self, name: str, text: str) -> None:
         with open(self.run_dir / name, "a", encoding="utf-8", newline="") as handle:
-            handle.write(buffer.getvalue())
+            handle.write(text)
 
     def csv_bytes(self) -> dict[str, int]:
         """Returns the current sizes of the CSV files (recorded in checkpoints)."""

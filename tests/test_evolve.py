@@ -18,7 +18,11 @@ from engine import Player, build_player, play_match
 from ga.config import Config, ConfigError, config_from_dict, load_config
 from ga.evolve import breed, build_toolbox, evolve
 from ga.fitness import opponent_labels
-from ga.runio import GAME_COLUMNS, RunDirError, generation_columns, weight_columns
+import io
+
+from hypothesis import given, strategies as st
+
+from ga.runio import GAME_COLUMNS, GameLog, RunDirError, generation_columns, weight_columns
 from runs import assert_same_run, reproducible_state
 
 RUN_FILES = {
@@ -144,6 +148,22 @@ def test_games_csv_rows_replay_from_the_final_population(finished_run: tuple[Con
         colour = {"black": 0, "white": 1}[row.colour]
         (diff,) = play_match(me, build_player(row.opponent), np.array([int(row.seed)], dtype=np.uint64), [colour])
         assert diff == row.disc_diff
+
+
+@given(labels=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=4),
+       games=st.integers(0, 30), seed=st.integers(0, 2**32 - 1))
+def test_game_log_text_is_what_csv_writer_writes(labels: list[str], games: int, seed: int) -> None:
+    # Labels are player specs and weights paths: commas, quotes and newlines must be quoted as csv does.
+    rng = np.random.default_rng(seed)
+    log = GameLog(rng.integers(0, 10**6), rng.integers(0, 500, games), rng.integers(0, len(labels), games), labels,
+                  rng.integers(0, 2, games).astype(np.uint8), rng.integers(0, 2**64, games, dtype=np.uint64),
+                  rng.integers(-64, 65, games).astype(np.int32))
+    expected = io.StringIO()
+    csv.writer(expected, lineterminator="\n").writerows(
+        (log.generation, i, labels[o], ("black", "white")[c], s, d) for i, o, c, s, d in zip(
+            log.individual.tolist(), log.opponent.tolist(), log.colours.tolist(), log.seeds.tolist(),
+            log.disc_diffs.tolist()))
+    assert log.csv_text() == expected.getvalue()
 
 
 @pytest.mark.parametrize("colours", ["black", "white"])

@@ -30,13 +30,12 @@ def _fill_disk_at(monkeypatch: pytest.MonkeyPatch, generation: int) -> None:
     """Makes the CSV append of ``generation`` fail half-written, as a full disk would."""
     real_append = ga.runio.RunWriter._append
 
-    def append(self: ga.runio.RunWriter, name: str, rows: Any) -> None:
-        rows = list(rows)
-        if rows and str(rows[0][0]) == str(generation):
+    def append(self: ga.runio.RunWriter, name: str, text: str) -> None:
+        if text.split(",", 1)[0] == str(generation):  # the rows of that generation
             with open(self.run_dir / name, "a", encoding="utf-8") as handle:
                 handle.write("3,64,1")  # a torn row, then the disk is full
             raise OSError(errno.ENOSPC, "No space left on device", str(self.run_dir / name))
-        real_append(self, name, rows)
+        real_append(self, name, text)
 
     monkeypatch.setattr(ga.runio.RunWriter, "_append", append)
 
