@@ -142,24 +142,30 @@ cdef inline void all_flips(uint64_t P, uint64_t O, uint64_t* flipped) noexcept n
     Summing over the eight masks counts each (move, flipped disc) pair once,
     which scores all moves of a position at once without playing them.
     """
-    cdef uint64_t inner = O & INNER_FILES, empty = ~(P | O)
-    flipped[0] = _flipped_up(P, inner, empty, 1)
-    flipped[1] = _flipped_down(P, inner, empty, 1)
-    if HAVE_SSE2_MOVES:  # the other six directions two at a time
+    if HAVE_SSE2_MOVES:  # six of the directions two at a time
+        _horizontal_flipped(P, O, flipped)
         sse2_vertical_flips(P, O, flipped)
         return
-    portable_vertical_flips(P, O, flipped)
+    portable_all_flips(P, O, flipped)
 
 
-cdef inline void portable_vertical_flips(uint64_t P, uint64_t O, uint64_t* flipped) noexcept nogil:
-    """Fills ``flipped[2..7]`` of :func:`all_flips`, one direction at a time (any CPU)."""
+cdef inline void portable_all_flips(uint64_t P, uint64_t O, uint64_t* flipped) noexcept nogil:
+    """Fills :func:`all_flips`'s masks one direction at a time (any CPU)."""
     cdef uint64_t inner = O & INNER_FILES, empty = ~(P | O)
+    _horizontal_flipped(P, O, flipped)
     flipped[2] = _flipped_up(P, O, empty, 8)
     flipped[3] = _flipped_down(P, O, empty, 8)
     flipped[4] = _flipped_up(P, inner, empty, 7)
     flipped[5] = _flipped_down(P, inner, empty, 7)
     flipped[6] = _flipped_up(P, inner, empty, 9)
     flipped[7] = _flipped_down(P, inner, empty, 9)
+
+
+cdef inline void _horizontal_flipped(uint64_t P, uint64_t O, uint64_t* flipped) noexcept nogil:
+    # +1 and -1: mirroring the board top to bottom does not turn one into the other.
+    cdef uint64_t inner = O & INNER_FILES, empty = ~(P | O)
+    flipped[0] = _flipped_up(P, inner, empty, 1)
+    flipped[1] = _flipped_down(P, inner, empty, 1)
 
 
 cdef uint64_t perft_c(uint64_t P, uint64_t O, int depth) noexcept nogil

@@ -62,11 +62,8 @@ def all_flipped(player, opponent):
 
 def _portable_all_flipped(player, opponent):
     """Returns :func:`all_flipped` computed by the fallback for CPUs without SSE2 (for tests)."""
-    cdef uint64_t P = _mask(player, "player"), O = _mask(opponent, "opponent"), inner = O & INNER_FILES
     cdef uint64_t flipped[8]
-    flipped[0] = _flipped_up(P, inner, ~(P | O), 1)
-    flipped[1] = _flipped_down(P, inner, ~(P | O), 1)
-    portable_vertical_flips(P, O, flipped)
+    portable_all_flips(_mask(player, "player"), _mask(opponent, "opponent"), flipped)
     return [flipped[k] for k in range(8)]
 
 

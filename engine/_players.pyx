@@ -94,9 +94,10 @@ cdef inline double move_gain(const PlayerC* pc, int table, int square, uint64_t 
     # A move changes the mover's score by the new disc plus twice each flipped
     # disc (it leaves the opponent's sum and joins the mover's).
     cdef const double* weights = pc.weights[table]
-    cdef double gain = weights[square]
+    cdef double gain
     if pc.unit_weights:  # exact: the loop below adds the same integers
         return 1.0 + 2.0 * bit_count(flips)
+    gain = weights[square]
     while flips:
         gain += 2.0 * weights[first_bit(flips)]
         flips &= flips - 1

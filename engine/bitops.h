@@ -49,17 +49,23 @@ static inline uint64_t sse2_high_unmirrored(__m128i x) {
     return __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)));
 }
 
-/* One Kogge-Stone fill towards higher indices with doubling, on two boards at
- * once (the same steps as _run_up in _bitboard.pxd), then the step onto the move. */
-#define OTHELLO_GA_FILL_UP(T, P, MASK, D)                                     \
-    do {                                                                      \
-        __m128i pairs_ = _mm_and_si128((MASK), _mm_slli_epi64((MASK), D));    \
-        T = _mm_and_si128((MASK), _mm_slli_epi64((P), D));                    \
-        T = _mm_or_si128(T, _mm_and_si128((MASK), _mm_slli_epi64(T, D)));     \
-        T = _mm_or_si128(T, _mm_and_si128(pairs_, _mm_slli_epi64(T, 2 * D))); \
-        T = _mm_or_si128(T, _mm_and_si128(pairs_, _mm_slli_epi64(T, 2 * D))); \
-        T = _mm_slli_epi64(T, D);                                             \
-    } while (0)
+/* _run_up and _run_down of _bitboard.pxd on two boards at once: Kogge-Stone
+ * fills with doubling (d is a constant after inlining). */
+static inline __m128i sse2_run_up(__m128i P, __m128i mask, const int d) {
+    __m128i pairs = _mm_and_si128(mask, _mm_slli_epi64(mask, d));
+    __m128i t = _mm_and_si128(mask, _mm_slli_epi64(P, d));
+    t = _mm_or_si128(t, _mm_and_si128(mask, _mm_slli_epi64(t, d)));
+    t = _mm_or_si128(t, _mm_and_si128(pairs, _mm_slli_epi64(t, 2 * d)));
+    return _mm_or_si128(t, _mm_and_si128(pairs, _mm_slli_epi64(t, 2 * d)));
+}
+
+static inline __m128i sse2_run_down(__m128i P, __m128i mask, const int d) {
+    __m128i pairs = _mm_and_si128(mask, _mm_srli_epi64(mask, d));
+    __m128i t = _mm_and_si128(mask, _mm_srli_epi64(P, d));
+    t = _mm_or_si128(t, _mm_and_si128(mask, _mm_srli_epi64(t, d)));
+    t = _mm_or_si128(t, _mm_and_si128(pairs, _mm_srli_epi64(t, 2 * d)));
+    return _mm_or_si128(t, _mm_and_si128(pairs, _mm_srli_epi64(t, 2 * d)));
+}
 
 /* Legal moves of P, six directions two at a time (SSE2 is in every x86-64).
  * Lane 1 holds the board mirrored top to bottom (a byte swap), where a shift
@@ -72,9 +78,10 @@ static inline uint64_t sse2_moves(uint64_t P, uint64_t O) {
     __m128i inner = _mm_and_si128(OO, inner_files);
     __m128i t8, t7, t9, all;
     uint64_t inner1 = O & INNER_FILES, left, right, pairs, moves;
-    OTHELLO_GA_FILL_UP(t8, PP, OO, 8);
-    OTHELLO_GA_FILL_UP(t7, PP, inner, 7);
-    OTHELLO_GA_FILL_UP(t9, PP, inner, 9);
+    /* the runs next to P, then the step onto the move */
+    t8 = _mm_slli_epi64(sse2_run_up(PP, OO, 8), 8);
+    t7 = _mm_slli_epi64(sse2_run_up(PP, inner, 7), 7);
+    t9 = _mm_slli_epi64(sse2_run_up(PP, inner, 9), 9);
     all = _mm_or_si128(t8, _mm_or_si128(t7, t9));
     moves = sse2_low(all) | sse2_high_unmirrored(all);
     left = inner1 & (P << 1);
@@ -127,23 +134,6 @@ static inline uint64_t sse2_vertical_move_flips(int s, uint64_t P, uint64_t O) {
                              _mm_or_si128(sse2_flips_above(_mm_load_si128(pairs + 1), PP, OO),
                                           sse2_flips_above(_mm_load_si128(pairs + 2), PP, OO)));
     return sse2_low(f) | sse2_high_unmirrored(f);
-}
-
-/* _run_up and _run_down of _bitboard.pxd on both lanes. */
-static inline __m128i sse2_run_up(__m128i P, __m128i mask, const int d) {
-    __m128i pairs = _mm_and_si128(mask, _mm_slli_epi64(mask, d));
-    __m128i t = _mm_and_si128(mask, _mm_slli_epi64(P, d));
-    t = _mm_or_si128(t, _mm_and_si128(mask, _mm_slli_epi64(t, d)));
-    t = _mm_or_si128(t, _mm_and_si128(pairs, _mm_slli_epi64(t, 2 * d)));
-    return _mm_or_si128(t, _mm_and_si128(pairs, _mm_slli_epi64(t, 2 * d)));
-}
-
-static inline __m128i sse2_run_down(__m128i P, __m128i mask, const int d) {
-    __m128i pairs = _mm_and_si128(mask, _mm_srli_epi64(mask, d));
-    __m128i t = _mm_and_si128(mask, _mm_srli_epi64(P, d));
-    t = _mm_or_si128(t, _mm_and_si128(mask, _mm_srli_epi64(t, d)));
-    t = _mm_or_si128(t, _mm_and_si128(pairs, _mm_srli_epi64(t, 2 * d)));
-    return _mm_or_si128(t, _mm_and_si128(pairs, _mm_srli_epi64(t, 2 * d)));
 }
 
 /* _flipped_up of _bitboard.pxd on both lanes. */

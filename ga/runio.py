@@ -112,18 +112,12 @@ class GameLog:
         """Returns the rows as CSV text, the same bytes as ``csv.writer`` gives, about 3x faster."""
         # Only the labels may need quoting (a spec like "wpc:1@lr06,eps=0.1"):
         # quote each once, then join plain numbers around it.
-        labels = [_csv_cell(label) for label in self.labels]
+        labels = [_csv_text([[label]])[:-1] for label in self.labels]  # without the line end
         names = [labels[i] for i in self.opponent.tolist()]
         colours = ("black", "white")
         g = self.generation
         return "".join([f"{g},{i},{name},{colours[c]},{seed},{diff}\n" for i, name, c, seed, diff in zip(
             self.individual.tolist(), names, self.colours.tolist(), self.seeds.tolist(), self.disc_diffs.tolist())])
-
-
-def _csv_cell(value: str) -> str:
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="").writerow([value])
-    return buffer.getvalue()
 
 
 @dataclass
