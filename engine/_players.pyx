@@ -453,76 +453,148 @@ def play_match(Player first, Player second, seeds, colours=None):
     return result
 
 
-def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
-              individual, opponent, member, seeds, colours):
-    """Plays many games of table-driven players in one call and returns their disc differences.
+cdef extern from *:
+    """
+    static inline Py_ssize_t othello_ga_take(Py_ssize_t* counter) {
+        return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    """
+    # Hands out the next game index: each thread playing a SharedPlan takes one at a time.
+    Py_ssize_t othello_ga_take(Py_ssize_t* counter) noexcept nogil
+
+
+cdef class SharedPlan:
+    """Many games of table-driven players, played by as many threads as call :meth:`play`.
 
     ``tables`` (n x 64, or n x 128) are the players' weights; game ``i`` is
     played by ``Player(kind, depth, tables[individual[i]], eps, phase_move)``
     with colour ``colours[i]`` (0 black, 1 white) against
     ``opponents[opponent[i]]`` or, where that entry is None, against the
-    player of ``tables[member[i]]``. The players are built once, in C, and no
-    Python runs during the games.
+    player of ``tables[member[i]]``. The players are built once, in C. Each
+    call of :meth:`play` takes the next unplayed game until none is left, with
+    the GIL released, so threads share the games with no batch boundaries to
+    balance; ``result`` holds the disc differences in plan order.
     """
-    if kind not in WEIGHTED_KINDS:
-        raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
-    Player(kind, depth, np.zeros(64), eps, phase_move)  # validates the arguments
-    cdef const double[:, ::1] weights = np.ascontiguousarray(tables, dtype=np.float64)
-    if weights.shape[1] not in (64, 128):
-        raise ValueError(f"tables must have 64 or 128 columns, got {weights.shape[1]}")
-    if not np.all(np.isfinite(np.asarray(weights))):
-        raise ValueError("tables must be finite numbers (found NaN or inf)")
-    cdef const int32_t[::1] who = np.ascontiguousarray(individual, dtype=np.int32)
-    cdef const int32_t[::1] against = np.ascontiguousarray(opponent, dtype=np.int32)
-    cdef const int32_t[::1] members = np.ascontiguousarray(member, dtype=np.int32)
-    cdef const uint64_t[::1] seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
-    cdef const uint8_t[::1] colour_view = np.ascontiguousarray(colours, dtype=np.uint8)
-    cdef Py_ssize_t n_games = seed_view.shape[0], n_tables = weights.shape[0], i
-    for name, view in (("individual", who), ("opponent", against), ("member", members), ("colours", colour_view)):
-        if view.shape[0] != n_games:
-            raise ValueError(f"{name} has {view.shape[0]} entries for {n_games} seeds")
-    opponent_list = list(opponents)
-    if n_games and (np.min(who) < 0 or np.max(who) >= n_tables):
-        raise ValueError("individual indices must index the rows of tables")
-    if n_games and (np.min(against) < 0 or np.max(against) >= len(opponent_list)):
-        raise ValueError("opponent indices must index opponents")
-    if np.any(np.asarray(colour_view) > 1):
-        raise ValueError("colours must be 0 (black) or 1 (white)")
-    cdef bint needs_members = False
-    for i in range(n_games):
-        if opponent_list[against[i]] is None:
-            needs_members = True
-            if not 0 <= members[i] < n_tables:
+    cdef PlayerC* players
+    cdef PlayerC** opponent_c
+    cdef int32_t* slot
+    cdef const int32_t[::1] who
+    cdef const int32_t[::1] against
+    cdef const int32_t[::1] members
+    cdef const uint64_t[::1] seed_view
+    cdef const uint8_t[::1] colour_view
+    cdef int32_t[::1] diffs
+    cdef Py_ssize_t n_games
+    cdef Py_ssize_t next_game
+    cdef object opponent_list  # keeps the opponents' C players alive
+    cdef readonly object result
+
+    def __cinit__(self):
+        self.players = NULL
+        self.opponent_c = NULL
+        self.slot = NULL
+
+    def __dealloc__(self):
+        free(self.players)
+        free(self.opponent_c)
+        free(self.slot)
+
+    def __init__(self, str kind, int depth, double eps, int phase_move, tables, opponents,
+                 individual, opponent, member, seeds, colours):
+        if kind not in WEIGHTED_KINDS:
+            raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
+        Player(kind, depth, np.zeros(64), eps, phase_move)  # validates the arguments
+        cdef const double[:, ::1] weights = np.ascontiguousarray(tables, dtype=np.float64)
+        if weights.shape[1] not in (64, 128):
+            raise ValueError(f"tables must have 64 or 128 columns, got {weights.shape[1]}")
+        if not np.all(np.isfinite(np.asarray(weights))):
+            raise ValueError("tables must be finite numbers (found NaN or inf)")
+        self.who = np.ascontiguousarray(individual, dtype=np.int32)
+        self.against = np.ascontiguousarray(opponent, dtype=np.int32)
+        self.members = np.ascontiguousarray(member, dtype=np.int32)
+        self.seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
+        self.colour_view = np.ascontiguousarray(colours, dtype=np.uint8)
+        cdef Py_ssize_t n_games = self.seed_view.shape[0], n_tables = weights.shape[0], i, row
+        for name, view in (("individual", self.who), ("opponent", self.against), ("member", self.members),
+                           ("colours", self.colour_view)):
+            if view.shape[0] != n_games:
+                raise ValueError(f"{name} has {view.shape[0]} entries for {n_games} seeds")
+        self.opponent_list = list(opponents)
+        if n_games and (np.min(self.who) < 0 or np.max(self.who) >= n_tables):
+            raise ValueError("individual indices must index the rows of tables")
+        if n_games and (np.min(self.against) < 0 or np.max(self.against) >= len(self.opponent_list)):
+            raise ValueError("opponent indices must index opponents")
+        if np.any(np.asarray(self.colour_view) > 1):
+            raise ValueError("colours must be 0 (black) or 1 (white)")
+        for i in range(n_games):
+            if self.opponent_list[self.against[i]] is None and not 0 <= self.members[i] < n_tables:
                 raise ValueError("member indices must index the rows of tables")
-    cdef Py_ssize_t n_opponents = len(opponent_list)
-    cdef PlayerC** opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
-    # malloc, not calloc: init_player sets every field a game reads, and
-    # zeroing 33 KB per player would cost more than short games.
-    cdef PlayerC* players = <PlayerC*>malloc(max(n_tables, 1) * sizeof(PlayerC))
-    if opponent_c == NULL or players == NULL:
-        free(opponent_c)
-        free(players)
-        raise MemoryError()
-    for i in range(n_opponents):
-        if opponent_list[i] is not None:
-            opponent_c[i] = (<Player?>opponent_list[i]).c
-    result = np.empty(n_games, dtype=np.int32)
-    cdef int32_t[::1] diffs = result
-    cdef int code = KINDS[kind], n_weights = weights.shape[1] // 64
-    cdef const PlayerC* rival
-    try:
+        cdef Py_ssize_t n_opponents = len(self.opponent_list)
+        self.opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
+        # Only the tables the plan plays are set up, each in a slot of its own:
+        # a player's byte tables are 33 KB to build and to fault in.
+        self.slot = <int32_t*>malloc(max(n_tables, 1) * sizeof(int32_t))
+        if self.opponent_c == NULL or self.slot == NULL:
+            raise MemoryError()
+        for i in range(n_opponents):
+            if self.opponent_list[i] is not None:
+                self.opponent_c[i] = (<Player?>self.opponent_list[i]).c
+        self.result = np.empty(n_games, dtype=np.int32)
+        self.diffs = self.result
+        self.n_games = n_games
+        self.next_game = 0
+        cdef int code = KINDS[kind], n_weights = weights.shape[1] // 64
+        cdef Py_ssize_t n_used = 0
         with nogil:
             for i in range(n_tables):
-                init_player(&players[i], code, depth, eps, phase_move, &weights[i, 0], n_weights)
+                self.slot[i] = -1
             for i in range(n_games):
-                rival = opponent_c[against[i]]
+                if self.slot[self.who[i]] < 0:
+                    self.slot[self.who[i]] = n_used
+                    n_used += 1
+                if self.opponent_c[self.against[i]] == NULL and self.slot[self.members[i]] < 0:
+                    self.slot[self.members[i]] = n_used
+                    n_used += 1
+            # malloc, not calloc: init_player sets every field a game reads, and
+            # zeroing 33 KB per player would cost more than short games.
+            self.players = <PlayerC*>malloc(max(n_used, 1) * sizeof(PlayerC))
+            if self.players != NULL:
+                for row in range(n_tables):
+                    if self.slot[row] >= 0:
+                        init_player(&self.players[self.slot[row]], code, depth, eps, phase_move,
+                                    &weights[row, 0], n_weights)
+        if self.players == NULL:
+            raise MemoryError()
+
+    def play(self):
+        """Plays games until none is left and returns how many this call played."""
+        cdef Py_ssize_t i, played = 0
+        cdef const PlayerC* rival
+        cdef const PlayerC* me
+        with nogil:
+            while True:
+                i = othello_ga_take(&self.next_game)
+                if i >= self.n_games:
+                    break
+                me = &self.players[self.slot[self.who[i]]]
+                rival = self.opponent_c[self.against[i]]
                 if rival == NULL:
-                    rival = &players[members[i]]
-                if colour_view[i] == 0:
-                    diffs[i] = play_game_c(&players[who[i]], rival, seed_view[i], NULL, NULL)
+                    rival = &self.players[self.slot[self.members[i]]]
+                if self.colour_view[i] == 0:
+                    self.diffs[i] = play_game_c(me, rival, self.seed_view[i], NULL, NULL)
                 else:
-                    diffs[i] = -play_game_c(rival, &players[who[i]], seed_view[i], NULL, NULL)
-    finally:
-        free(opponent_c)
-        free(players)
-    return result
+                    self.diffs[i] = -play_game_c(rival, me, self.seed_view[i], NULL, NULL)
+                played += 1
+        return played
+
+
+def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
+              individual, opponent, member, seeds, colours):
+    """Plays many games of table-driven players in one call and returns their disc differences.
+
+    The games and arguments of :class:`SharedPlan`, played in this thread.
+    No Python runs during the games.
+    """
+    games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours)
+    games.play()
+    return games.result

@@ -43,11 +43,9 @@ if not hasattr(creator, "Individual"):
 # worker round trip would cost more than the games (the blog's experiment
 # plays 32 games a generation).
 IN_PROCESS_GAMES = 512
-# Batches per worker thread. Batches have similar measured cost; a few per
-# thread let the local pool absorb the VM's noise, while each Dask task costs
-# a scheduler round trip: one per thread measured 4-13% behind the local pool
+# Tasks per Dask worker thread, of similar measured cost. Each task costs a
+# scheduler round trip: one per thread measured 4-13% behind the local pool
 # on population 64 x 64 games, four 25-30% (docs/cluster.md).
-BATCHES_PER_WORKER = 4
 DASK_BATCHES_PER_WORKER = 1
 
 
@@ -138,12 +136,13 @@ class Generation:
 
 def evaluate_generation(
     population: list[Any], generation: int, toolbox: base.Toolbox, config: Config, champions: Sequence[Sequence[float]],
-    workers: int = 1, costs: np.ndarray | None = None, whole_individuals: bool = True,
+    workers: int = 1, costs: np.ndarray | None = None, shared: bool = False,
 ) -> Generation:
     """Plays the games of every individual without fitness and sets their fitness.
 
-    The generation's games go to ``toolbox.map`` in ``workers`` batches of
-    similar cost (see :func:`ga.fitness.split` for ``whole_individuals``).
+    The games go through ``toolbox.map`` to ``workers`` threads sharing them
+    (``shared``) or in ``workers`` batches of similar cost (see
+    :func:`ga.fitness.play_batch`).
     """
     size = len(population)
     tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
@@ -153,10 +152,9 @@ def evaluate_generation(
     plan = fitness.plan_generation(config, generation, size, len(champions))
     todo = np.array([not ind.fitness.valid for ind in population])
     plan = plan.subset(todo[plan.individual])
-    player = fitness.player_args(config)
-    batches = [fitness.Batch(player, tables, labels, part)
-               for part in fitness.split(plan, workers, costs, whole_individuals=whole_individuals)]
-    diffs = np.concatenate(list(toolbox.map(toolbox.evaluate, batches))) if len(plan) else np.zeros(0, np.int32)
+    batch = fitness.Batch(fitness.player_args(config), tables, labels, plan)
+    diffs = fitness.play_batch(batch, toolbox.map, workers, shared=shared, costs=costs,
+                               evaluate_function=toolbox.evaluate)
     values = fitness.scores(plan.individual, diffs, size, config.fitness.score)
     for i in np.flatnonzero(todo):
         population[i].fitness.values = (float(values[i]),)
@@ -203,33 +201,34 @@ def games_per_generation(config: Config) -> int:
 
 @contextmanager
 def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int, bool]]:
-    """Yields the ``map`` that evaluates a generation, how many batches to give it, and whether
-    they hold whole individuals (Dask tasks do: see :func:`ga.fitness.split`).
+    """Yields the ``map`` that evaluates a generation, how many workers (or tasks) to give it,
+    and whether they are threads of this process that share the games (see
+    :func:`ga.fitness.play_batch`).
 
-    The local pool is threads: the engine plays a batch with the GIL released,
-    so threads run in parallel without pickling (2 workers measured 1.6-1.75x
-    faster than 1; a process pool measured 1.45x, and its workers can be lost
-    in ways multiprocessing does not survive). A small generation is played in
-    this thread, where a worker round trip would cost more than the games.
-    ``compute.backend = "dask"`` sends every generation to the Dask cluster at
-    ``compute.address`` (``local[:N]``: an in-process one), whatever its size:
-    the user asked for the cluster. Results are the same in every case.
+    The local pool is threads: the engine plays with the GIL released, so
+    threads run in parallel without pickling, and each takes the next
+    unplayed game of the generation, so none waits while games are left (2
+    workers measured 1.6-1.75x faster than 1 with batches of similar cost,
+    1.8-1.9x sharing the games; a process pool measured 1.45x, and its
+    workers can be lost in ways multiprocessing does not survive). A small
+    generation is played in this thread, where a worker round trip would cost
+    more than the games. ``compute.backend = "dask"`` sends every generation
+    to the Dask cluster at ``compute.address`` (``local[:N]``: an in-process
+    one), whatever its size: the user asked for the cluster. Results are the
+    same in every case.
     """
     workers = resolve_workers(config)
     if config.compute.backend == "dask":
         from ga import cluster  # dask is optional: imported only when used
 
         with cluster.connect(config.compute.address, workers) as client:
-            yield cluster.cluster_map(client), DASK_BATCHES_PER_WORKER * cluster.worker_threads(client), True
+            yield cluster.cluster_map(client), DASK_BATCHES_PER_WORKER * cluster.worker_threads(client), False
         return
     if workers == 1 or games_per_generation(config) < IN_PROCESS_GAMES:
-        yield map, 1, True
+        yield map, 1, False
         return
-    # Opponents differ tenfold in cost per game: a few batches per worker
-    # let the pool balance the load.
-    batches = BATCHES_PER_WORKER * workers
     with ThreadPoolExecutor(workers, thread_name_prefix="othello-ga") as executor:
-        yield executor.map, batches, False
+        yield executor.map, workers, True
 
 
 # --- the run ---------------------------------------------------------------------------
@@ -318,14 +317,14 @@ def run(
         }
     manifest["generations_planned"] = config.experiment.generations
     # The workers first: a cluster that cannot be reached leaves nothing written.
-    with evaluation_map(config) as (map_function, batches, whole), StopRequest().installed() as stop:
+    with evaluation_map(config) as (map_function, batches, shared), StopRequest().installed() as stop:
         if checkpoint is not None:
             writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
             if save_config is not None:
                 atomic_write(run_dir / CONFIG, config_to_toml(save_config))  # the directory describes its run
         else:
             writer = RunWriter.create(run_dir, config, columns, manifest)
-        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, whole, stop, progress)
+        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, shared, stop, progress)
 
 
 def _loop(
@@ -336,7 +335,7 @@ def _loop(
     checkpoint: Checkpoint | None,
     map_function: Callable[..., Any],
     batches: int,
-    whole_individuals: bool,
+    shared: bool,
     stop: StopRequest,
     progress: ProgressFactory | None,
 ) -> RunResult:
@@ -362,7 +361,7 @@ def _loop(
         champions = [list(row) for row in checkpoint.champions]
         logbook.extend(_previous_records(run_dir))
     # Batches balanced by measured cost per opponent (timing only: results never depend on it).
-    costs = fitness.opponent_costs(config, fitness.opponent_labels(config)) if batches > 1 else None
+    costs = fitness.opponent_costs(config, fitness.opponent_labels(config)) if batches > 1 and not shared else None
     bar = progress(start, total) if progress else None
     done = start
     finished = start >= total
@@ -374,7 +373,7 @@ def _loop(
                 population = breed(population, toolbox, config)
             bred = time.perf_counter()
             result = evaluate_generation(population, generation, toolbox, config, champions, batches, costs,
-                                         whole_individuals)
+                                         shared)
             evaluated = time.perf_counter()
             hall_of_fame.update(population)
             best = tools.selBest(population, 1)[0]
@@ -419,7 +418,7 @@ def _loop(
         best_table = expand(tools.selBest(population, 1)[0], genome)
         if config.final.games:
             candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions, genome)
-            ranking, games = tournament.run_tournament(config, candidates, map_function, batches)
+            ranking, games = tournament.run_tournament(config, candidates, map_function, batches, shared)
             writer.write_final(ranking)
             manifest["final_games"] = games
             best_table = ranking[0]["weights"]

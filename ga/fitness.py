@@ -1,8 +1,8 @@
 """Fitness by games: who each individual plays, with which seeds, and the score.
 
 A generation's games are planned as flat arrays (one entry per game) and
-played by the engine's ``play_plan`` in as few calls as there are workers: no
-Python runs per game or per move. Every game's seed is a hash of (run seed,
+played by the engine in one call per worker: no Python runs per game or per
+move. Every game's seed is a hash of (run seed,
 generation, individual, opponent, game), so results never depend on the number
 of workers or on scheduling.
 """
@@ -10,13 +10,14 @@ of workers or on scheduling.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from engine import Player, build_player, parse_spec
-from engine._players import play_plan
+from engine._players import SharedPlan, play_plan
 
 from ga.config import Config
 
@@ -190,38 +191,64 @@ def check_opponents(labels: Sequence[str]) -> None:
         _opponent(label)
 
 
-def evaluate(batch: Batch) -> np.ndarray:
-    """Plays a batch's games and returns the individual's disc difference in each."""
+def shared_plan(batch: Batch) -> SharedPlan:
+    """Returns the engine's plan of a batch's games, ready for any number of threads to play."""
     kind, depth, eps, phase_move = batch.player
     plan = batch.plan
-    return play_plan(kind, depth, eps, phase_move, batch.tables, [_opponent(label) for label in batch.labels],
-                     plan.individual, plan.opponent, plan.member, plan.seeds, plan.colours)
+    return SharedPlan(kind, depth, eps, phase_move, batch.tables, [_opponent(label) for label in batch.labels],
+                      plan.individual, plan.opponent, plan.member, plan.seeds, plan.colours)
 
 
-def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None, *,
-          whole_individuals: bool = True) -> list[GamePlan]:
-    """Splits a plan into at most ``parts`` consecutive runs of games with similar total cost.
+def evaluate(batch: Batch) -> np.ndarray:
+    """Plays a batch's games and returns the individual's disc difference in each."""
+    games = shared_plan(batch)
+    games.play()
+    return games.result
+
+
+def play_share(games: SharedPlan) -> int:
+    """Plays games of a shared plan until none is left (one worker thread's share)."""
+    return games.play()
+
+
+def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: int, *,
+               shared: bool = False, costs: np.ndarray | None = None,
+               evaluate_function: Callable[[Batch], np.ndarray] = evaluate) -> np.ndarray:
+    """Plays a batch's games through ``map_function`` and returns the disc differences in plan order.
+
+    With ``shared`` (``map_function`` runs threads of this process) ``parts``
+    threads play one :class:`~engine._players.SharedPlan`, each taking the
+    next unplayed game, so no thread waits while games are left. Otherwise
+    (tasks for other processes) the plan goes out in up to ``parts`` batches
+    of similar cost (see :func:`split`). The results are the same either way.
+    """
+    if len(batch.plan) == 0:
+        return np.zeros(0, dtype=np.int32)
+    if shared:
+        games = shared_plan(batch)
+        list(map_function(play_share, [games] * parts))
+        return games.result
+    pieces = [Batch(batch.player, batch.tables, batch.labels, part) for part in split(batch.plan, parts, costs)]
+    return np.concatenate(list(map_function(evaluate_function, pieces)))
+
+
+def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None) -> list[GamePlan]:
+    """Splits a plan into at most ``parts`` runs of whole individuals' games with similar total cost.
 
     ``costs`` holds the cost of a game against each opponent label (default:
     all equal, so runs get similar game counts). Only the cut points depend
     on it: the games and their results do not (each game has its own seed and
-    the results are joined in plan order). With ``whole_individuals`` cuts
-    fall only between individuals, which caps the runs at the population
-    size (on Dask every run is a task with a scheduling cost); without it a
-    cut may fall anywhere, which balances threads better (the local pool:
-    scaling.toml 1.58x -> 1.63x on 2 workers).
+    the results are joined in plan order). Cuts fall only between
+    individuals, which caps the runs at the population size.
     """
     if len(plan) == 0:
         return [plan]
     weight = np.ones(len(plan)) if costs is None else np.asarray(costs, dtype=np.float64)[plan.opponent]
     cumulative = np.concatenate([[0.0], np.cumsum(weight)])  # cost of the games before each index
     targets = np.arange(1, max(parts, 1)) * cumulative[-1] / max(parts, 1)
-    if whole_individuals:
-        starts = np.flatnonzero(np.r_[True, plan.individual[1:] != plan.individual[:-1]])
-        boundaries = np.append(starts, len(plan))
-        at = boundaries[np.minimum(np.searchsorted(cumulative[boundaries], targets), len(boundaries) - 1)]
-    else:
-        at = np.searchsorted(cumulative, targets)
+    starts = np.flatnonzero(np.r_[True, plan.individual[1:] != plan.individual[:-1]])
+    boundaries = np.append(starts, len(plan))
+    at = boundaries[np.minimum(np.searchsorted(cumulative[boundaries], targets), len(boundaries) - 1)]
     cuts = np.unique(np.concatenate([[0], at, [len(plan)]]))
     return [plan.subset(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
 

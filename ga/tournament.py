@@ -132,14 +132,14 @@ def _rate(who: np.ndarray, points: np.ndarray, count: int) -> np.ndarray:
 
 
 def run_tournament(config: Config, candidates: Candidates, map_function: Callable[..., Iterable[Any]],
-                   batches: int) -> tuple[list[dict[str, Any]], int]:
+                   batches: int, shared: bool = False) -> tuple[list[dict[str, Any]], int]:
     """Plays the tournament; returns one row per candidate, best first (ties: earlier candidate first), and the games played."""
     count = len(candidates)
     labels = tournament_labels(config)
     plan = plan_tournament(config, count)
     player = fitness.player_args(config)
-    parts = [fitness.Batch(player, candidates.tables, labels, part) for part in fitness.split(plan, batches)]
-    diffs = np.concatenate(list(map_function(fitness.evaluate, parts))) if len(plan) else np.zeros(0, np.int32)
+    batch = fitness.Batch(player, candidates.tables, labels, plan)
+    diffs = fitness.play_batch(batch, map_function, batches, shared=shared)
     rates = tournament_scores(plan, diffs, count, len(labels) - 1)
     order = sorted(range(count), key=lambda i: (-rates["score"][i], i))
     rows = [

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from itertools import product
 
 import numpy as np
@@ -247,31 +248,6 @@ def test_split_partitions_the_plan_into_whole_individuals(parts: int) -> None:
         assert max(len(p) for p in pieces) - min(len(p) for p in pieces) <= 2 * 5  # similar sizes
 
 
-@pytest.mark.parametrize("parts", [1, 2, 3, 5, 8, 20, 60])
-def test_split_anywhere_partitions_the_plan_into_runs_of_similar_size(parts: int) -> None:
-    config = make_config(draw="one", games_per_opponent=3, coevolution=2)
-    plan = plan_generation(config, 1, 8)  # 8 individuals x 5 games
-    pieces = split(plan, parts, whole_individuals=False)
-    assert len(pieces) == min(parts, len(plan))
-    joined = GamePlan.concatenate(pieces)
-    for name in ("individual", "opponent", "member", "seeds", "colours"):
-        assert np.array_equal(getattr(joined, name), getattr(plan, name)), name
-    sizes = [len(piece) for piece in pieces]
-    assert min(sizes) >= 1 and max(sizes) - min(sizes) <= 1  # equal costs: equal counts
-
-
-def test_split_anywhere_balances_cost_inside_an_individual() -> None:
-    # Two individuals of 10 games; the second's opponent costs nine times the first's.
-    individual = np.repeat(np.arange(2, dtype=np.int32), 10)
-    plan = GamePlan(individual, individual.copy(), np.full(20, -1, np.int32), np.arange(20, dtype=np.uint64),
-                    np.zeros(20, np.uint8))
-    costs = np.array([1.0, 9.0])
-    assert [len(piece) for piece in split(plan, 2, costs)] == [20]  # no cut between them halves the cost
-    anywhere = split(plan, 2, costs, whole_individuals=False)
-    assert [float(costs[piece.opponent].sum()) for piece in anywhere] == [55.0, 45.0]
-    assert np.array_equal(GamePlan.concatenate(anywhere).seeds, plan.seeds)
-
-
 def test_split_of_a_subset_of_individuals() -> None:
     plan = plan_generation(make_config(draw="all"), 0, 8)
     plan = plan.subset(np.isin(plan.individual, [2, 5, 6]))
@@ -386,6 +362,33 @@ def test_evaluate_of_split_batches_equals_evaluate_of_the_whole_plan() -> None:
     whole = fitness.evaluate(Batch(PLAYER, tables, labels, plan))
     pieces = np.concatenate([fitness.evaluate(Batch(PLAYER, tables, labels, part)) for part in split(plan, 3)])
     assert np.array_equal(whole, pieces)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_threads_sharing_a_plan_play_every_game_once_as_evaluate_does(threads: int) -> None:
+    config = make_config(draw="all", games_per_opponent=6, colours="both", coevolution=3)
+    tables = population_tables(8, seed=7)
+    labels = opponent_labels(config)
+    plan = plan_generation(config, 4, 8)
+    batch = Batch(PLAYER, tables, labels, plan)
+    games = fitness.shared_plan(batch)
+    with ThreadPoolExecutor(threads) as executor:
+        played = list(executor.map(fitness.play_share, [games] * threads))
+    assert sum(played) == len(plan)  # each game taken by exactly one thread
+    assert np.array_equal(games.result, fitness.evaluate(batch))
+    assert fitness.play_share(games) == 0  # nothing left to play
+
+
+@pytest.mark.parametrize(("parts", "shared"), [(1, False), (3, False), (2, True), (5, True)])
+def test_play_batch_gives_the_results_of_evaluate_shared_or_split(parts: int, shared: bool) -> None:
+    config = make_config(draw="one", games_per_opponent=5, coevolution=2)
+    tables = population_tables(8, seed=5)
+    batch = Batch(PLAYER, tables, opponent_labels(config), plan_generation(config, 3, 8))
+    with ThreadPoolExecutor(2) as executor:
+        diffs = fitness.play_batch(batch, executor.map, parts, shared=shared)
+    assert np.array_equal(diffs, fitness.evaluate(batch))
+    empty = Batch(PLAYER, tables, batch.labels, batch.plan.subset(np.zeros(len(batch.plan), bool)))
+    assert fitness.play_batch(empty, map, parts, shared=shared).size == 0
 
 
 def test_evaluate_depends_on_the_weights() -> None:
