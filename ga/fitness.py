@@ -239,7 +239,8 @@ def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None) -> list[G
     all equal, so runs get similar game counts). Only the cut points depend
     on it: the games and their results do not (each game has its own seed and
     the results are joined in plan order). Cuts fall only between
-    individuals, which caps the runs at the population size.
+    individuals, which caps the runs at the population size (each is a Dask
+    task with a scheduling cost).
     """
     if len(plan) == 0:
         return [plan]
