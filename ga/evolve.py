@@ -137,12 +137,13 @@ class Generation:
 def evaluate_generation(
     population: list[Any], generation: int, toolbox: base.Toolbox, config: Config, champions: Sequence[Sequence[float]],
     workers: int = 1, costs: np.ndarray | None = None, shared: bool = False,
+    while_playing: Callable[[], None] | None = None,
 ) -> Generation:
     """Plays the games of every individual without fitness and sets their fitness.
 
     The games go through ``toolbox.map`` to ``workers`` threads sharing them
-    (``shared``) or in ``workers`` batches of similar cost (see
-    :func:`ga.fitness.play_batch`).
+    (``shared``) or in ``workers`` batches of similar cost, and
+    ``while_playing`` runs while they play (see :func:`ga.fitness.play_batch`).
     """
     size = len(population)
     tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
@@ -154,7 +155,7 @@ def evaluate_generation(
     plan = plan.subset(todo[plan.individual])
     batch = fitness.Batch(fitness.player_args(config), tables, labels, plan)
     diffs = fitness.play_batch(batch, toolbox.map, workers, shared=shared, costs=costs,
-                               evaluate_function=toolbox.evaluate)
+                               evaluate_function=toolbox.evaluate, while_playing=while_playing)
     values = fitness.scores(plan.individual, diffs, size, config.fitness.score)
     for i in np.flatnonzero(todo):
         population[i].fitness.values = (float(values[i]),)
@@ -258,6 +259,30 @@ class StopRequest:
         finally:
             for s, handler in previous.items():
                 signal.signal(s, handler)
+
+
+class PendingSave:
+    """A generation's CSV rows and checkpoint, written once: while the next generation plays, or at the end.
+
+    Calling it writes the rows, then the checkpoint (which records the CSV
+    sizes it covers), and returns the generations done by that checkpoint
+    (None without one, or when already written).
+    """
+
+    def __init__(self, writer: RunWriter, record: dict[str, Any], games: GameLog, checkpoint: Checkpoint | None):
+        self.writer, self.record, self.games, self.checkpoint = writer, record, games, checkpoint
+        self.written = False
+
+    def __call__(self) -> int | None:
+        if self.written:
+            return None
+        self.written = True
+        self.writer.append_generation(self.record, self.games)
+        if self.checkpoint is None:
+            return None
+        self.checkpoint.csv_bytes = self.writer.csv_bytes()
+        self.writer.write_checkpoint(self.checkpoint)
+        return self.checkpoint.generation + 1
 
 
 @dataclass
@@ -365,6 +390,7 @@ def _loop(
     bar = progress(start, total) if progress else None
     done = start
     finished = start >= total
+    pending: PendingSave | None = None
     try:
         for generation in range(start, total):
             started = time.perf_counter()
@@ -373,7 +399,9 @@ def _loop(
                 population = breed(population, toolbox, config)
             bred = time.perf_counter()
             result = evaluate_generation(population, generation, toolbox, config, champions, batches, costs,
-                                         shared)
+                                         shared, while_playing=pending)
+            if pending is not None:
+                done = pending() or done
             evaluated = time.perf_counter()
             hall_of_fame.update(population)
             best = tools.selBest(population, 1)[0]
@@ -388,9 +416,9 @@ def _loop(
             logbook.record(**record)
             games_played += result.games
             elapsed += record["generation_s"]
-            writer.append_generation(record, result.game_log)
+            checkpoint = None
             if (generation + 1) % config.output.checkpoint_every == 0 or generation + 1 == total or stop.signal:
-                writer.write_checkpoint(Checkpoint(
+                checkpoint = Checkpoint(
                     generation=generation,
                     population=genes,
                     fitness=[ind.fitness.values[0] for ind in population],
@@ -401,14 +429,23 @@ def _loop(
                     champions=np.asarray(champions, dtype=np.float64).reshape(len(champions), -1),
                     games_played=games_played,
                     elapsed_s=elapsed,
-                    csv_bytes=writer.csv_bytes(),
-                ))
-                done = generation + 1
+                    csv_bytes={},
+                )
+            # Written while the next generation plays; at once when the run stops here.
+            pending = PendingSave(writer, record, result.game_log, checkpoint)
+            if generation + 1 == total:
+                done = pending() or done
             if bar is not None:
                 bar.update(record)
+            if stop.signal is not None:
+                done = pending() or done
             if stop.signal is not None and done == generation + 1:
                 break
         finished = done >= total
+    except BaseException:
+        if pending is not None:
+            pending()  # the last whole generation is not lost to a failure in the next one
+        raise
     finally:
         if bar is not None:
             bar.close()

@@ -213,7 +213,8 @@ def play_share(games: SharedPlan) -> int:
 
 def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: int, *,
                shared: bool = False, costs: np.ndarray | None = None,
-               evaluate_function: Callable[[Batch], np.ndarray] = evaluate) -> np.ndarray:
+               evaluate_function: Callable[[Batch], np.ndarray] = evaluate,
+               while_playing: Callable[[], None] | None = None) -> np.ndarray:
     """Plays a batch's games through ``map_function`` and returns the disc differences in plan order.
 
     With ``shared`` (``map_function`` runs threads of this process) ``parts``
@@ -221,15 +222,23 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
     next unplayed game, so no thread waits while games are left. Otherwise
     (tasks for other processes) the plan goes out in up to ``parts`` batches
     of similar cost (see :func:`split`). The results are the same either way.
+    ``while_playing`` is called once, after the games are handed out and
+    before they are awaited: a pool's threads play while this thread works.
     """
     if len(batch.plan) == 0:
-        return np.zeros(0, dtype=np.int32)
-    if shared:
+        results: Iterable[Any] = []
+    elif shared:
         games = shared_plan(batch)
-        list(map_function(play_share, [games] * parts))
-        return games.result
-    pieces = [Batch(batch.player, batch.tables, batch.labels, part) for part in split(batch.plan, parts, costs)]
-    return np.concatenate(list(map_function(evaluate_function, pieces)))
+        results = map_function(play_share, [games] * parts)  # an executor's map submits at once
+    else:
+        pieces = [Batch(batch.player, batch.tables, batch.labels, part) for part in split(batch.plan, parts, costs)]
+        results = map_function(evaluate_function, pieces)
+    if while_playing is not None:
+        while_playing()
+    played = list(results)
+    if len(batch.plan) == 0:
+        return np.zeros(0, dtype=np.int32)
+    return games.result if shared else np.concatenate(played)
 
 
 def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None) -> list[GamePlan]:

@@ -113,11 +113,12 @@ class GameLog:
         # Only the labels may need quoting (a spec like "wpc:1@lr06,eps=0.1"):
         # quote each once, then join plain numbers around it.
         labels = [_csv_text([[label]])[:-1] for label in self.labels]  # without the line end
-        names = [labels[i] for i in self.opponent.tolist()]
-        colours = ("black", "white")
-        g = self.generation
-        return "".join([f"{g},{i},{name},{colours[c]},{seed},{diff}\n" for i, name, c, seed, diff in zip(
-            self.individual.tolist(), names, self.colours.tolist(), self.seeds.tolist(), self.disc_diffs.tolist())])
+        # The cells between individual and seed, per (opponent, colour): one lookup a row.
+        middles = [(f",{label},black,", f",{label},white,") for label in labels]
+        middle = [middles[o][c] for o, c in zip(self.opponent.tolist(), self.colours.tolist())]
+        g = f"{self.generation},"
+        return "".join([f"{g}{i}{m}{seed},{diff}\n" for i, m, seed, diff in zip(
+            self.individual.tolist(), middle, self.seeds.tolist(), self.disc_diffs.tolist())])
 
 
 @dataclass

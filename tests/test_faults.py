@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import ga.fitness
 import ga.runio
 from ga.cli import main
 from ga.config import config_from_dict
@@ -51,6 +52,32 @@ def test_a_full_disk_mid_run_keeps_the_checkpoint_and_resume_completes(
     checkpoint = json.loads((run_dir / "checkpoint.json").read_text())
     assert checkpoint["generation"] == 2  # the last whole generation is saved
     monkeypatch.undo()  # space was freed
+    assert resume(run_dir).finished
+    assert_same_run(run_dir, uninterrupted)
+
+
+def test_games_that_fail_before_the_last_generation_is_written_leave_it_saved(
+    tmp_path: Path, uninterrupted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A generation's files are written while the next one plays; a cluster
+    # lost before its games start (the map raises at once) must not take the
+    # finished generation's rows and checkpoint with it.
+    real_play = ga.fitness.play_batch
+    calls = []
+
+    def play(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 4:
+            raise ConnectionError("the scheduler went away")
+        return real_play(*args, **kwargs)
+
+    monkeypatch.setattr(ga.fitness, "play_batch", play)
+    run_dir = tmp_path / "run"
+    with pytest.raises(ConnectionError):
+        evolve(config_from_dict(tiny()), out=run_dir)
+    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 2
+    assert len((run_dir / "generations.csv").read_text().splitlines()) == 1 + 3
+    monkeypatch.undo()
     assert resume(run_dir).finished
     assert_same_run(run_dir, uninterrupted)
 

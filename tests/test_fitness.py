@@ -384,11 +384,13 @@ def test_play_batch_gives_the_results_of_evaluate_shared_or_split(parts: int, sh
     config = make_config(draw="one", games_per_opponent=5, coevolution=2)
     tables = population_tables(8, seed=5)
     batch = Batch(PLAYER, tables, opponent_labels(config), plan_generation(config, 3, 8))
+    calls: list[int] = []
     with ThreadPoolExecutor(2) as executor:
-        diffs = fitness.play_batch(batch, executor.map, parts, shared=shared)
+        diffs = fitness.play_batch(batch, executor.map, parts, shared=shared, while_playing=lambda: calls.append(1))
     assert np.array_equal(diffs, fitness.evaluate(batch))
     empty = Batch(PLAYER, tables, batch.labels, batch.plan.subset(np.zeros(len(batch.plan), bool)))
-    assert fitness.play_batch(empty, map, parts, shared=shared).size == 0
+    assert fitness.play_batch(empty, map, parts, shared=shared, while_playing=lambda: calls.append(2)).size == 0
+    assert calls == [1, 2]  # once per call, with or without games
 
 
 def test_evaluate_depends_on_the_weights() -> None:
