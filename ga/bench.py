@@ -6,14 +6,17 @@ the targets and the ratio to a naive pure-Python implementation.
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine import Board, Player, TABLES, naive, perft, play_match
+from engine import Board, Player, TABLES, build_player, naive, perft, play_match
+from engine._players import SharedPlan
 
 # Leaves of perft from the start position, by depth.
 PERFT_LEAVES = {8: 390216, 9: 3005288, 10: 24571284, 11: 212258800}
@@ -64,6 +67,28 @@ def games_rate(first: Player, second: Player, games: int, repeat: int, name: str
     return Measurement(name, "games/s", median, runs, target)
 
 
+# The opponents of experiments/scaling.toml: games of tenfold different cost.
+GENERATION_OPPONENTS = ("random", "nhand:1", "nhand:2", "nleast:1", "nmost:1")
+
+
+def generation_rate(threads: int, individuals: int, repeat: int) -> Measurement:
+    """Measures a generation's games (64 a table, opponents in turn) played by ``threads`` threads sharing one plan."""
+    tables = np.random.default_rng(0).uniform(-1, 1, size=(individuals, 64))
+    opponents = [build_player(spec) for spec in GENERATION_OPPONENTS]
+    games = 64 * individuals
+    individual = np.repeat(np.arange(individuals, dtype=np.int32), 64)
+    args = (individual, (individual % len(opponents)).astype(np.int32), np.full(games, -1, np.int32),
+            np.arange(games, dtype=np.uint64), (np.arange(games) % 2).astype(np.uint8))
+
+    def play(executor: ThreadPoolExecutor) -> int:
+        plan = SharedPlan("nhand_custom", 1, 0.0, 40, tables, opponents, *args)
+        return sum(executor.map(lambda _: plan.play(), range(threads)))
+
+    with ThreadPoolExecutor(threads) as executor:
+        median, runs = _median_rate(lambda: play(executor), repeat)
+    return Measurement(f"generation, {threads} thread{'s' * (threads > 1)}", "games/s", median, runs)
+
+
 def naive_rate(weights: tuple[float, ...] | None, games: int, repeat: int, name: str) -> Measurement:
     """Measures the naive pure-Python implementation on the same kind of game."""
     def play() -> int:
@@ -91,6 +116,10 @@ def run_benchmarks(quick: bool = False, repeat: int = 5) -> list[Measurement]:
     results.append(games_rate(custom, random_player, 100_000 // scale, repeat, "nhand_custom:1 vs random", 100_000))
     results.append(games_rate(custom, Player("nhand", 2), 20_000 // scale, repeat, "nhand_custom:1 vs nhand:2", 30_000))
     results.append(games_rate(custom, Player("nmost", 1), 20_000 // scale, repeat, "nhand_custom:1 vs nmost:1", None))
+    # A population-64 generation of 64 games each, on one thread and on every core.
+    individuals = 4 if quick else 64
+    results.append(generation_rate(1, individuals, repeat))
+    results.append(generation_rate(max(os.cpu_count() or 1, 2), individuals, repeat))
     results.append(naive_rate(None, 200 // scale, 3, "naive Python: random vs random"))
     results.append(naive_rate(table, 100 // scale, 3, "naive Python: nhand_custom:1 vs random"))
     return results
@@ -108,6 +137,9 @@ def report(results: list[Measurement]) -> str:
                                     ("nhand_custom:1 vs random", "naive Python: nhand_custom:1 vs random")):
         ratio = by_name[engine_name].median / by_name[naive_name].median
         lines.append(f"ratio engine / naive Python, {engine_name}: {ratio:,.0f}x")
+    threaded = [m for m in results if m.name.startswith("generation, ")]
+    if len(threaded) == 2:
+        lines.append(f"ratio {threaded[1].name} / {threaded[0].name}: {threaded[1].median / threaded[0].median:.2f}x")
     for m in results:
         if m.name.startswith("perft"):
             lines.append(f"{m.name}: {perft_seconds(m):.3f} s")

@@ -160,6 +160,8 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     assert len(ratios) == 2
     assert all(re.fullmatch(r"ratio engine / naive Python, .+: [\d,]+x", line) for line in ratios)
     assert any(re.fullmatch(r"perft 9: \d+\.\d{3} s", line) for line in lines)
+    assert any(line.startswith("generation, 1 thread ") for line in lines)
+    assert any(re.fullmatch(r"ratio generation, \d+ threads / generation, 1 thread: \d+\.\d\dx", line) for line in lines)
 
 
 # --- play ----------------------------------------------------------------------------------------------
