@@ -161,10 +161,12 @@ def worker_threads(client: Any) -> int:
     return max(sum(client.nthreads().values()), 1)
 
 
-def cluster_map(client: Any) -> Callable[[Callable[..., Any], Sequence[Any]], list[np.ndarray]]:
-    """Returns a ``map`` that runs one task per item on the cluster and returns the results in order.
+def cluster_map(client: Any) -> Callable[[Callable[..., Any], Sequence[Any]], Iterator[np.ndarray]]:
+    """Returns a ``map`` that runs one task per item on the cluster and yields the results in order.
 
-    Tasks are submitted with ``pure=False``: two generations may send equal
+    Like an executor's ``map``, it submits the tasks at once and waits only
+    when its results are read, so the caller can work while they run. Tasks
+    are submitted with ``pure=False``: two generations may send equal
     batches (elites replayed with the same seeds under common random numbers),
     and Dask must not answer the second from the first's cached result.
 
@@ -178,20 +180,35 @@ def cluster_map(client: Any) -> Callable[[Callable[..., Any], Sequence[Any]], li
     # tasks back by up to 10 ms (measured 11.5 -> 7.4 ms from submit to start).
     previous: list[Any] = []
 
-    def map_on_cluster(function: Callable[..., Any], items: Sequence[Any]) -> list[np.ndarray]:
-        futures = []
+    def lost(error: Exception, futures: list[Any]) -> Exception:
+        _cancel(client, futures)  # a failed generation leaves no tasks behind
+        if isinstance(error, ClusterLost) or _is_task_error(error):
+            return error  # the games themselves failed (e.g. a weights file missing on a worker)
+        details = "" if isinstance(error, concurrent.futures.CancelledError) else f": {_one_line(error)[:200]}"
+        return ClusterLost(f"lost the Dask cluster at '{address}' during a generation "
+                           f"({type(error).__name__}{details})")
+
+    def results(futures: list[Any]) -> Iterator[np.ndarray]:
+        try:
+            _wait(client, futures)
+            gathered = client.gather(futures)
+        except Exception as error:
+            failure = lost(error, futures)
+            if failure is error:
+                raise
+            raise failure from error
+        yield from gathered
+
+    def map_on_cluster(function: Callable[..., Any], items: Sequence[Any]) -> Iterator[np.ndarray]:
         try:
             futures = client.map(function, list(items), pure=False)
-            previous[:] = futures
-            _wait(client, futures)
-            return client.gather(futures)
         except Exception as error:
-            _cancel(client, futures)  # a failed generation leaves no tasks behind
-            if isinstance(error, ClusterLost) or _is_task_error(error):
-                raise  # the games themselves failed (e.g. a weights file missing on a worker)
-            details = "" if isinstance(error, concurrent.futures.CancelledError) else f": {_one_line(error)[:200]}"
-            raise ClusterLost(f"lost the Dask cluster at '{address}' during a generation "
-                              f"({type(error).__name__}{details})") from error
+            failure = lost(error, [])
+            if failure is error:
+                raise
+            raise failure from error
+        previous[:] = futures
+        return results(futures)
 
     return map_on_cluster
 
