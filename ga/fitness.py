@@ -226,8 +226,10 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
     before they are awaited: a pool's threads play while this thread works.
     """
     if len(batch.plan) == 0:
-        results: Iterable[Any] = []
-    elif shared:
+        if while_playing is not None:
+            while_playing()
+        return np.zeros(0, dtype=np.int32)
+    if shared:
         games = shared_plan(batch)
         results = map_function(play_share, [games] * parts)  # an executor's map submits at once
     else:
@@ -236,8 +238,6 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
     if while_playing is not None:
         while_playing()
     played = list(results)
-    if len(batch.plan) == 0:
-        return np.zeros(0, dtype=np.int32)
     return games.result if shared else np.concatenate(played)
 
 
