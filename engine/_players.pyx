@@ -526,9 +526,6 @@ cdef class SharedPlan:
             raise ValueError("opponent indices must index opponents")
         if np.any(np.asarray(self.colour_view) > 1):
             raise ValueError("colours must be 0 (black) or 1 (white)")
-        for i in range(n_games):
-            if self.opponent_list[self.against[i]] is None and not 0 <= self.members[i] < n_tables:
-                raise ValueError("member indices must index the rows of tables")
         cdef Py_ssize_t n_opponents = len(self.opponent_list)
         self.opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
         # Only the tables the plan plays are set up, each in a slot of its own:
@@ -539,6 +536,14 @@ cdef class SharedPlan:
         for i in range(n_opponents):
             if self.opponent_list[i] is not None:
                 self.opponent_c[i] = (<Player?>self.opponent_list[i]).c
+        cdef bint bad_member = False
+        with nogil:  # a C loop: plans hold thousands of games
+            for i in range(n_games):
+                if self.opponent_c[self.against[i]] == NULL and not 0 <= self.members[i] < n_tables:
+                    bad_member = True
+                    break
+        if bad_member:
+            raise ValueError("member indices must index the rows of tables")
         self.result = np.empty(n_games, dtype=np.int32)
         self.diffs = self.result
         self.n_games = n_games

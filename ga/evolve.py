@@ -441,8 +441,8 @@ def _loop(
                 bar.update(record)
             if stop.signal is not None:
                 done = pending() or done
-            if stop.signal is not None and done == generation + 1:
-                break
+                if done == generation + 1:
+                    break
         finished = done >= total
     except BaseException:
         if pending is not None:
