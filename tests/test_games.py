@@ -12,6 +12,7 @@ import pytest
 
 import reference as ref
 from engine import PASS, Player, play_game, play_match, record_game
+from engine._players import SharedPlan
 
 
 def random_weights(size: int, seed: int) -> list[float]:
@@ -219,3 +220,38 @@ def test_play_match_rejects_mismatched_colours() -> None:
     table = players()
     with pytest.raises(ValueError):
         play_match(table["random"], table["random"], [1, 2, 3], [0, 1])
+
+
+# --- plans of many games: bad arguments ---------------------------------------------------------------
+
+
+def _plan_args(**changes: object) -> dict[str, object]:
+    args: dict[str, object] = dict(
+        kind="nhand_custom", depth=1, eps=0.0, phase_move=40, tables=np.zeros((2, 64)),
+        opponents=[Player("random"), None], individual=np.array([0, 1], np.int32),
+        opponent=np.array([0, 1], np.int32), member=np.array([-1, 0], np.int32),
+        seeds=np.array([1, 2], np.uint64), colours=np.array([0, 1], np.uint8),
+    )
+    args.update(changes)
+    return args
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"kind": "random"}, "weighted player kind"),
+    ({"tables": np.zeros((2, 63))}, "64 or 128 columns"),
+    ({"tables": np.full((2, 64), np.nan)}, "finite"),
+    ({"seeds": np.array([1], np.uint64)}, "entries for 1 seeds"),
+    ({"individual": np.array([0, 2], np.int32)}, "individual indices"),
+    ({"opponent": np.array([0, 2], np.int32)}, "opponent indices"),
+    ({"colours": np.array([0, 2], np.uint8)}, "colours must be 0"),
+    ({"member": np.array([-1, 2], np.int32)}, "member indices"),  # game 1 is against a member
+])
+def test_a_bad_plan_is_refused_before_any_game(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SharedPlan(**_plan_args(**changes))
+
+
+def test_a_member_index_is_not_checked_where_a_fixed_opponent_plays() -> None:
+    plan = SharedPlan(**_plan_args(member=np.array([99, 1], np.int32)))  # game 0 is against random
+    assert plan.play() == 2
+    assert plan.result.shape == (2,)
