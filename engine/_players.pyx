@@ -571,13 +571,13 @@ cdef class SharedPlan:
         if self.players == NULL:
             raise MemoryError()
 
-    def play(self):
-        """Plays games until none is left and returns how many this call played."""
+    def play(self, Py_ssize_t most=-1):
+        """Plays games until none is left, or ``most`` of them if ``most >= 0``; returns how many this call played."""
         cdef Py_ssize_t i, played = 0
         cdef const PlayerC* rival
         cdef const PlayerC* me
         with nogil:
-            while True:
+            while most < 0 or played < most:
                 i = othello_ga_take(&self.next_game)
                 if i >= self.n_games:
                     break

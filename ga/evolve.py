@@ -39,10 +39,6 @@ if not hasattr(creator, "Individual"):
     # duplicate genes on arrays.
     creator.create("Individual", list, fitness=creator.FitnessMax, born=0)
 
-# Below this many games a generation is played by one thread, while the main
-# thread writes the previous generation's files: splitting the games would
-# cost more than it saves (the blog's experiment plays 32 a generation).
-SMALL_GENERATION_GAMES = 512
 # Tasks per Dask worker thread, of similar measured cost. Each task costs a
 # scheduler round trip: one per thread measured 4-13% behind the local pool
 # on population 64 x 64 games, four 25-30% (docs/cluster.md).
@@ -211,10 +207,11 @@ def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int, bo
     unplayed game of the generation, so none waits while games are left (2
     workers measured 1.6-1.75x faster than 1 with batches of similar cost,
     1.8-1.9x sharing the games; a process pool measured 1.45x, and its
-    workers can be lost in ways multiprocessing does not survive). A small
-    generation, or any with ``workers = 1``, is played by one thread (seed2021.toml:
-    about 10% faster than playing in this thread, which meanwhile writes the
-    previous generation's files). ``compute.backend = "dask"`` sends every generation
+    workers can be lost in ways multiprocessing does not survive). The pool
+    has ``workers - 1`` threads: this thread, once it has written the previous
+    generation's files, plays too (scaling.toml on 2 cores: 1.84-1.87x against
+    1.60-1.75x with a pool of two and this thread only writing; seed2021.toml
+    7% faster). ``compute.backend = "dask"`` sends every generation
     to the Dask cluster at ``compute.address`` (``local[:N]``: an in-process
     one), whatever its size: the user asked for the cluster. Results are the
     same in every case.
@@ -226,11 +223,10 @@ def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int, bo
         with cluster.connect(config.compute.address, workers) as client:
             yield cluster.cluster_map(client), DASK_BATCHES_PER_WORKER * cluster.worker_threads(client), False
         return
-    if workers == 1 or games_per_generation(config) < SMALL_GENERATION_GAMES:
-        with ThreadPoolExecutor(1, thread_name_prefix="othello-ga") as executor:
-            yield executor.map, 1, True
+    if workers == 1:
+        yield map, 1, True
         return
-    with ThreadPoolExecutor(workers, thread_name_prefix="othello-ga") as executor:
+    with ThreadPoolExecutor(workers - 1, thread_name_prefix="othello-ga") as executor:
         yield executor.map, workers, True
 
 

@@ -26,6 +26,7 @@ INIT, VARIATION, DRAWS, GAMES, COEVOLUTION = 1, 2, 3, 4, 5
 
 POPULATION = "population"  # label of games against other members (coevolution)
 HALL_OF_FAME = "hall_of_fame"  # label of games against earlier champions
+SHARE_CHUNK = 64  # games the calling thread plays between two looks at its signals
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -219,11 +220,12 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
 
     With ``shared`` (``map_function`` runs threads of this process) ``parts``
     threads play one :class:`~engine._players.SharedPlan`, each taking the
-    next unplayed game, so no thread waits while games are left. Otherwise
+    next unplayed game, so no thread waits while games are left: ``parts - 1``
+    of the pool's, and this one once ``while_playing`` has returned. Otherwise
     (tasks for other processes) the plan goes out in up to ``parts`` batches
     of similar cost (see :func:`split`). The results are the same either way.
     ``while_playing`` is called once, after the games are handed out and
-    before they are awaited: a pool's threads play while this thread works.
+    before they are awaited: the workers play while this thread works.
     """
     if len(batch.plan) == 0:
         if while_playing is not None:
@@ -231,12 +233,17 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
         return np.zeros(0, dtype=np.int32)
     if shared:
         games = shared_plan(batch)
-        results = map_function(play_share, [games] * parts)  # an executor's map submits at once
+        results = map_function(play_share, [games] * (parts - 1))  # an executor's map submits at once
     else:
         pieces = [Batch(batch.player, batch.tables, batch.labels, part) for part in split(batch.plan, parts, costs)]
         results = map_function(evaluate_function, pieces)
     if while_playing is not None:
         while_playing()
+    if shared:
+        # A few games at a time: between calls Python runs its signal handlers
+        # (a second Ctrl-C must not wait for the rest of a long generation).
+        while games.play(SHARE_CHUNK):
+            pass
     played = list(results)
     return games.result if shared else np.concatenate(played)
 

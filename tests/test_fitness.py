@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from itertools import product
+from typing import Any
 
 import numpy as np
 import pytest
@@ -391,6 +392,33 @@ def test_play_batch_gives_the_results_of_evaluate_shared_or_split(parts: int, sh
     empty = Batch(PLAYER, tables, batch.labels, batch.plan.subset(np.zeros(len(batch.plan), bool)))
     assert fitness.play_batch(empty, map, parts, shared=shared, while_playing=lambda: calls.append(2)).size == 0
     assert calls == [1, 2]  # once per call, with or without games
+
+
+def test_the_calling_thread_plays_the_games_the_workers_leave() -> None:
+    config = make_config(draw="all", games_per_opponent=4, colours="both")
+    tables = population_tables(8, seed=3)
+    batch = Batch(PLAYER, tables, opponent_labels(config), plan_generation(config, 1, 8))
+    shares: list[int] = []
+
+    def idle_workers(function: Any, items: list[Any]) -> list[Any]:
+        shares.append(len(items))  # parts - 1 workers, none of which plays here
+        return []
+
+    diffs = fitness.play_batch(batch, idle_workers, 3, shared=True)
+    assert shares == [2]
+    assert np.array_equal(diffs, fitness.evaluate(batch))
+
+
+def test_a_shared_plan_plays_at_most_the_games_asked_for() -> None:
+    config = make_config(draw="all", games_per_opponent=3, colours="both")
+    batch = Batch(PLAYER, population_tables(4, seed=9), opponent_labels(config), plan_generation(config, 0, 4))
+    games = fitness.shared_plan(batch)
+    counts = [games.play(7), games.play(0), games.play(7)]
+    assert counts == [7, 0, 7]
+    rest = games.play()
+    assert sum(counts) + rest == len(batch.plan)
+    assert games.play(5) == 0
+    assert np.array_equal(games.result, fitness.evaluate(batch))
 
 
 def test_evaluate_depends_on_the_weights() -> None:

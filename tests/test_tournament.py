@@ -140,10 +140,9 @@ def test_without_final_games_there_is_no_final_csv(tmp_path: Path) -> None:
     assert not (tmp_path / "run" / "final.csv").exists()
 
 
-def test_final_tournament_is_reproducible_across_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_final_tournament_is_reproducible_across_workers(tmp_path: Path) -> None:
     config = tournament_config()
     evolve(config, out=tmp_path / "one", workers=1)
-    monkeypatch.setattr(ga.evolve, "SMALL_GENERATION_GAMES", 0)
     evolve(config, out=tmp_path / "two", workers=2)
     assert_same_run(tmp_path / "one", tmp_path / "two")
 
