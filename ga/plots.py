@@ -7,6 +7,12 @@ write image files, and return the paths written.
 Figures are built with :class:`matplotlib.figure.Figure` rather than pyplot: they
 render headless (Agg for PNG) without touching the process-wide backend, and they
 are freed when they go out of scope, so no figure is ever left open.
+
+Every figure has a fixed size (:data:`FIGURE_SIZES`) and fixed margins in inches
+(``_MARGINS``; the heatmaps are laid out by ``_heatmap_axes``) rather than
+constrained layout, which took a third of the drawing time. A title too wide for
+its figure is broken after its first ": " (before the run label), and the top
+margin grows by one line for it.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextToPath
 
 from ga.stats import MatchSummary, wilson_interval
 from ga.weights import FILE_NAMES, PHASE_NAMES, load_weights
@@ -59,7 +67,33 @@ FIGURE_SIZES: dict[str, tuple[float, float]] = {
     "weights_phases": (12.0, 5.5),
     "compare": (10.0, 5.0),
 }
+# Margins in inches around the axes of each figure kind: left (y tick labels and
+# label), right, bottom (x tick labels and label), top without the title, and the
+# gap between stacked axes. Measured for the default 10 pt DejaVu Sans.
+_MARGINS: dict[str, dict[str, float]] = {
+    "win_rate": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
+    "win_rate_by_opponent": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
+    "opponent_bars": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
+    # Fitness tick labels can be wider ("-0.25", "-100") than the fixed 0..1 of win rates.
+    "fitness": {"left": 0.8, "right": 0.2, "bottom": 0.5, "top": 0.1, "gap": 0.15},
+    "compare": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
+}
+# Heatmap layout in inches: the margin left of each board (rank labels), the space
+# above the boards for the file labels (plus a phase title for two boards), the
+# colour bar and its labels on the right.
+_HEATMAP_LEFT = 0.55
+_HEATMAP_BOTTOM = 0.15
+_HEATMAP_FILE_LABELS = 0.5
+_HEATMAP_PHASE_TITLE = 0.3
+_COLORBAR_GAP = 0.25
+_COLORBAR_WIDTH = 0.22
+_COLORBAR_LABELS = 0.85
+# Title sizes in points (the rc defaults "large" for axes titles; suptitle as set here).
+_AXES_TITLE_SIZE = 12.0
+_WEIGHTS_TITLE_SIZE = 13.0
+_TITLE_PAD = 0.1  # inches between the figure's top edge and the title
 _COLORMAP = "RdBu"
+_TEXT_TO_PATH = TextToPath()
 _POINT_COLOUR = "0.65"
 # The SVG and PDF backends stamp the current date into the file; drop it so that
 # re-plotting an unchanged run gives identical bytes.
@@ -197,7 +231,7 @@ def draw_weights(
     boards = values.reshape(-1, 8, 8)
     largest = float(np.abs(values).max()) if np.isfinite(values).any() else 0.0
     norm = Normalize(vmin=-(largest or 1.0), vmax=largest or 1.0)
-    grid = figure.subplots(1, len(boards), squeeze=False)[0]
+    grid, colorbar_axes = _heatmap_axes(figure, len(boards), title)
     image = None
     for phase, (axes, board) in enumerate(zip(grid, boards)):
         image = axes.imshow(board, cmap=_COLORMAP, norm=norm, origin="upper")
@@ -217,9 +251,35 @@ def draw_weights(
                 dark = largest > 0 and abs(value) > 0.6 * largest
                 axes.text(file, rank, f"{value:.2f}", ha="center", va="center", fontsize=8,
                           color="white" if dark else "black")
-    figure.colorbar(image, ax=list(grid), shrink=0.85, label="weight")
-    figure.suptitle(title, fontsize=13)
-    return list(grid)
+    figure.colorbar(image, cax=colorbar_axes, label="weight")
+    return grid
+
+
+def _heatmap_axes(figure: Figure, count: int, title: str) -> tuple[list[Axes], Axes]:
+    """Adds ``count`` square heatmap axes side by side and a colour bar axes; titles the figure.
+
+    The boards take the largest square that fits the figure around fixed margins
+    (rank labels left of each board, file labels above, the colour bar right),
+    and the whole block is centred.
+    """
+    width, height = figure.get_size_inches()
+    text, size, lines = _fit_title(title, width - 2 * _TITLE_PAD, _WEIGHTS_TITLE_SIZE)
+    top = _TITLE_PAD + lines * _line_height(size) + _HEATMAP_FILE_LABELS
+    if count > 1:
+        top += _HEATMAP_PHASE_TITLE
+    right = _COLORBAR_GAP + _COLORBAR_WIDTH + _COLORBAR_LABELS
+    side = min(height - top - _HEATMAP_BOTTOM, (width - right) / count - _HEATMAP_LEFT)
+    x = (width - count * (_HEATMAP_LEFT + side) - right) / 2
+    y = _HEATMAP_BOTTOM + (height - top - _HEATMAP_BOTTOM - side) / 2
+    grid = []
+    for _ in range(count):
+        x += _HEATMAP_LEFT
+        grid.append(figure.add_axes((x / width, y / height, side / width, side / height)))
+        x += side
+    colorbar_axes = figure.add_axes(((x + _COLORBAR_GAP) / width, y / height,
+                                     _COLORBAR_WIDTH / width, side / height))
+    figure.suptitle(text, fontsize=size, y=1 - _TITLE_PAD / height, va="top")
+    return grid, colorbar_axes
 
 
 def plot_weights(
@@ -262,10 +322,8 @@ def plot_run(
     window = rolling_window(len(generations))
     written: list[Path] = []
 
-    figure = _new_figure("win_rate")
-    axes = figure.subplots()
+    figure, (axes,) = _new_axes("win_rate", f"Win rate per generation: {label}")
     draw_win_rate(axes, rolling_win_rate(generations, window), window)
-    axes.set_title(f"Win rate per generation: {label}")
     written.append(_save(figure, out_dir / f"win_rate.{fmt}"))
 
     written.append(_save(_by_opponent_figure(generations, window, label),
@@ -307,15 +365,13 @@ def plot_compare(
         raise ValueError("plot_compare needs at least one run directory")
     path = _output_path(out_path, fmt)
     runs = [(run_label(run_dir), read_generations(run_dir)) for run_dir in run_dirs]
-    figure = _new_figure("compare")
-    axes = figure.subplots()
+    figure, (axes,) = _new_axes("compare", "Rolling win rate with pooled 95% Wilson bands")
     for colour, (label, generations) in zip(_colours(len(runs)), runs):
         window = rolling_window(len(generations))
         curve = rolling_win_rate(generations, window)
         axes.fill_between(curve["generation"], curve["low"], curve["high"], color=colour, alpha=0.15)
         axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2,
                   label=f"{label}, rolling {window} gen")
-    axes.set_title("Rolling win rate with pooled 95% Wilson bands")
     _finish_rate_axes(axes)
     return [_save(figure, path)]
 
@@ -325,8 +381,8 @@ def plot_compare(
 
 def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> Figure:
     """Returns a figure with one rolling win-rate line per opponent style."""
-    figure = _new_figure("win_rate_by_opponent")
-    axes = figure.subplots()
+    figure, (axes,) = _new_axes(
+        "win_rate_by_opponent", f"Win rate by opponent (rolling mean, {window} gen): {label}")
     ordered = generations.sort_values("generation")
     columns = opponent_columns(ordered)
     drawn = 0
@@ -341,7 +397,6 @@ def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> F
     if not drawn:
         axes.text(0.5, 0.5, "no per-opponent win rates in generations.csv",
                   ha="center", va="center", transform=axes.transAxes)
-    axes.set_title(f"Win rate by opponent (rolling mean, {window} gen): {label}")
     _finish_rate_axes(axes, legend=drawn > 0)
     return figure
 
@@ -357,8 +412,8 @@ def _writes_games(run_dir: Path) -> bool:
 
 def _opponent_bars_figure(games: pd.DataFrame, label: str) -> Figure:
     """Returns a bar chart of the whole-run win rate (draw = 1/2) per opponent with Wilson error bars."""
-    figure = _new_figure("opponent_bars")
-    axes = figure.subplots()
+    figure, (axes,) = _new_axes(
+        "opponent_bars", f"Win rate per opponent over the whole run (95% Wilson): {label}")
     summaries = opponent_summaries(games)
     positions = np.arange(len(summaries))
     scores = np.array([summary.score for summary in summaries])
@@ -373,15 +428,14 @@ def _opponent_bars_figure(games: pd.DataFrame, label: str) -> Figure:
     axes.set_ylim(0, 1)
     axes.set_xlabel("opponent")
     axes.set_ylabel("win rate (draw = 1/2)")
-    axes.set_title(f"Win rate per opponent over the whole run (95% Wilson): {label}")
     axes.grid(axis="y", alpha=0.3)
     return figure
 
 
 def _fitness_figure(generations: pd.DataFrame, label: str) -> Figure:
     """Returns fitness min/mean/max per generation above a diversity panel."""
-    figure = _new_figure("fitness")
-    fitness_axes, diversity_axes = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
+    figure, (fitness_axes, diversity_axes) = _new_axes(
+        "fitness", f"Fitness and diversity: {label}", height_ratios=(2.0, 1.0))
     ordered = generations.sort_values("generation")
     generation = ordered["generation"]
     if {"fitness_min", "fitness_max"} <= set(ordered.columns):
@@ -393,7 +447,6 @@ def _fitness_figure(generations: pd.DataFrame, label: str) -> Figure:
             fitness_axes.plot(generation, ordered[column], ls=style, lw=1.8 if style == "-" else 1.2,
                               label=column.replace("_", " "))
     fitness_axes.set_ylabel("fitness")
-    fitness_axes.set_title(f"Fitness and diversity: {label}")
     fitness_axes.grid(alpha=0.3)
     fitness_axes.legend(loc="best", fontsize=9)
     if "diversity" in ordered.columns:
@@ -419,8 +472,66 @@ def _finish_rate_axes(axes: Axes, legend: bool = True) -> None:
 
 
 def _new_figure(kind: str) -> Figure:
-    """Returns an empty figure of the size registered for ``kind``."""
-    return Figure(figsize=FIGURE_SIZES[kind], dpi=DPI, layout="constrained")
+    """Returns an empty figure of the size registered for ``kind``, without a layout engine."""
+    return Figure(figsize=FIGURE_SIZES[kind], dpi=DPI)
+
+
+def _new_axes(
+    kind: str, title: str, height_ratios: Sequence[float] = (1.0,)
+) -> tuple[Figure, list[Axes]]:
+    """Returns a figure of ``kind`` with axes stacked in ``height_ratios`` (sharing x).
+
+    The axes sit inside the fixed margins of ``kind``; the top one carries
+    ``title``, broken onto two lines (and the top margin grown) if it is too wide.
+    """
+    width, height = FIGURE_SIZES[kind]
+    margins = _MARGINS[kind]
+    centre = margins["left"] + (width - margins["left"] - margins["right"]) / 2
+    text, size, lines = _fit_title(title, 2 * min(centre, width - centre) - 2 * _TITLE_PAD,
+                                   _AXES_TITLE_SIZE)
+    top = margins["top"] + _TITLE_PAD + lines * _line_height(size)
+    rows = len(height_ratios)
+    # hspace is a fraction of the mean axes height, so convert the gap in inches.
+    mean_height = (height - margins["bottom"] - top - (rows - 1) * margins.get("gap", 0.0)) / rows
+    figure = _new_figure(kind)
+    # Not Figure(subplotpars=...): Figure.__init__ clears the figure, which resets them.
+    figure.subplots_adjust(
+        left=margins["left"] / width,
+        right=1 - margins["right"] / width,
+        bottom=margins["bottom"] / height,
+        top=1 - top / height,
+        hspace=margins.get("gap", 0.0) / mean_height,
+    )
+    grid = figure.subplots(rows, 1, sharex=True, squeeze=False, height_ratios=list(height_ratios))
+    axes = list(grid[:, 0])
+    axes[0].set_title(text, fontsize=size)
+    return figure, axes
+
+
+def _fit_title(title: str, width: float, size: float) -> tuple[str, float, int]:
+    """Returns ``title`` fitted to ``width`` inches, its font size and its number of lines.
+
+    A title that does not fit on one line is broken after its first ": "; if a
+    line is still too wide, the font shrinks (to 7 pt at least) until it fits.
+    """
+    head, colon, tail = title.partition(": ")
+    lines = [title] if _text_width(title, size) <= width or not colon else [head + ":", tail]
+    widest = max(_text_width(line, size) for line in lines)
+    if widest > width:
+        size = max(7.0, size * width / widest)
+    return "\n".join(lines), size, len(lines)
+
+
+def _text_width(text: str, size: float) -> float:
+    """Returns the width in inches of one line of ``text`` at ``size`` points (no mathtext)."""
+    width, _, _ = _TEXT_TO_PATH.get_text_width_height_descent(
+        text, FontProperties(size=size), ismath=False)
+    return width / 72
+
+
+def _line_height(size: float) -> float:
+    """Returns the height in inches that one line of text at ``size`` points takes."""
+    return 1.2 * size / 72
 
 
 def _save(figure: Figure, path: Path) -> Path:

@@ -9,8 +9,12 @@ import matplotlib.image
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.backend_bases import RendererBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
+import ga.plots
 from ga.plots import (
     DPI,
     FIGURE_SIZES,
@@ -182,6 +186,51 @@ def test_plot_run_writes_every_figure(run_dir: Path, run_plots: list[Path]) -> N
     for path, kind in zip(run_plots, RUN_PLOTS.values()):
         assert path.parent == run_dir / "plots"
         assert_png(path, kind)
+
+
+def test_every_text_fits_in_its_figure_without_overlap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fixed margins: nothing clipped at an edge, no label over another, even for long run labels."""
+    long_name = "seed2021-no-crossover-tournament-5-long-xx"  # 42 characters
+    run = write_run(tmp_path / long_name, name="long-experiment-name")
+    phases = np.concatenate([np.linspace(-3, 3, 64), np.linspace(250, -250, 64)])
+    (run / "mean_weights.csv").write_text(format_weights(phases, "csv"))  # 128 weights, wide labels
+    checked: list[str] = []
+    save = ga.plots._save
+
+    def check_then_save(figure: Figure, path: Path) -> Path:
+        assert_texts_fit(figure, path.stem)
+        checked.append(path.stem)
+        return save(figure, path)
+
+    monkeypatch.setattr(ga.plots, "_save", check_then_save)
+    plot_run(run)
+    plot_compare([run, write_run(tmp_path / "run-002", name="other")], tmp_path / "compare.png")
+    assert checked == [*RUN_PLOTS, "compare"]
+
+
+def assert_texts_fit(figure: Figure, name: str) -> None:
+    """Asserts that every text drawn on ``figure`` lies inside it and overlaps no other text."""
+    drawn: list[Text] = []
+    draw = Text.draw
+
+    def record(text: Text, renderer: RendererBase) -> None:
+        if text.get_visible() and text.get_text():
+            drawn.append(text)
+        draw(text, renderer)
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Text, "draw", record)  # only what is drawn: not the ticks out of view
+        figure.draw(renderer)
+    boxes = [(text.get_text(), text.get_window_extent(renderer)) for text in drawn]
+    width, height = figure.bbox.width, figure.bbox.height
+    for label, box in boxes:
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, (name, label)
+    for index, (label, box) in enumerate(boxes):
+        for other, other_box in boxes[index + 1 :]:
+            assert not box.overlaps(other_box), (name, label, other)
 
 
 def test_heatmap_puts_rank_one_on_top_and_files_on_top() -> None:
