@@ -41,6 +41,7 @@ __all__ = [
     "FIGURE_SIZES",
     "OPPONENT_PREFIX",
     "PLOT_FORMATS",
+    "RUN_FIGURES",
     "draw_weights",
     "experiment_name",
     "opponent_columns",
@@ -67,6 +68,15 @@ FIGURE_SIZES: dict[str, tuple[float, float]] = {
     "weights_phases": (12.0, 5.5),
     "compare": (10.0, 5.0),
 }
+#: The figures :func:`plot_run` draws, by file stem, in the order it draws them.
+RUN_FIGURES = (
+    "win_rate",
+    "win_rate_by_opponent",
+    "opponent_bars",
+    "fitness",
+    "best_weights",
+    "mean_weights",
+)
 # Margins in inches around the axes of each figure kind: left (y tick labels and
 # label), right, bottom (x tick labels and label), top without the title, and the
 # gap between stacked axes. Measured for the default 10 pt DejaVu Sans.
@@ -303,17 +313,22 @@ def plot_run(
     run_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str] | None = None,
     fmt: str = "png",
+    figures: Sequence[str] | None = None,
 ) -> list[Path]:
-    """Writes the figures of one run (see the module docstring) and returns their paths.
+    """Writes the figures of one run and returns the paths written, in :data:`RUN_FIGURES` order.
 
-    ``out_dir`` defaults to ``run_dir/plots``. Figures whose input file is missing
-    (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) are skipped with a
+    ``figures`` selects some of :data:`RUN_FIGURES` by stem (a single stem may be
+    passed as a string); None draws them all. ``out_dir`` defaults to
+    ``run_dir/plots``. A selected figure whose input file is missing
+    (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) is skipped with a
     warning (none for ``games.csv`` when the run's config turned it off).
 
     :raises FileNotFoundError: if ``generations.csv`` is missing.
-    :raises ValueError: for an unknown ``fmt`` or a malformed ``generations.csv``.
+    :raises ValueError: for an unknown ``fmt`` or figure name, or a malformed
+        ``generations.csv``.
     """
     _check_format(fmt)
+    selected = _select_figures(figures)
     run_dir = Path(run_dir)
     generations = read_generations(run_dir)
     out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
@@ -322,23 +337,29 @@ def plot_run(
     window = rolling_window(len(generations))
     written: list[Path] = []
 
-    figure, (axes,) = _new_axes("win_rate", f"Win rate per generation: {label}")
-    draw_win_rate(axes, rolling_win_rate(generations, window), window)
-    written.append(_save(figure, out_dir / f"win_rate.{fmt}"))
+    if "win_rate" in selected:
+        figure, (axes,) = _new_axes("win_rate", f"Win rate per generation: {label}")
+        draw_win_rate(axes, rolling_win_rate(generations, window), window)
+        written.append(_save(figure, out_dir / f"win_rate.{fmt}"))
 
-    written.append(_save(_by_opponent_figure(generations, window, label),
-                         out_dir / f"win_rate_by_opponent.{fmt}"))
+    if "win_rate_by_opponent" in selected:
+        written.append(_save(_by_opponent_figure(generations, window, label),
+                             out_dir / f"win_rate_by_opponent.{fmt}"))
 
-    games_path = run_dir / "games.csv"
-    if games_path.is_file():
-        games = pd.read_csv(games_path)
-        written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
-    elif _writes_games(run_dir):
-        warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
+    if "opponent_bars" in selected:
+        games_path = run_dir / "games.csv"
+        if games_path.is_file():
+            games = pd.read_csv(games_path)
+            written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
+        elif _writes_games(run_dir):
+            warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
 
-    written.append(_save(_fitness_figure(generations, label), out_dir / f"fitness.{fmt}"))
+    if "fitness" in selected:
+        written.append(_save(_fitness_figure(generations, label), out_dir / f"fitness.{fmt}"))
 
     for stem, description in (("best_weights", "best individual"), ("mean_weights", "population mean")):
+        if stem not in selected:
+            continue
         weights_path = run_dir / f"{stem}.csv"
         if not weights_path.is_file():
             warnings.warn(f"{weights_path} does not exist; skipping {stem}", stacklevel=2)
@@ -399,6 +420,21 @@ def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> F
                   ha="center", va="center", transform=axes.transAxes)
     _finish_rate_axes(axes, legend=drawn > 0)
     return figure
+
+
+def _select_figures(figures: Sequence[str] | None) -> frozenset[str]:
+    """Returns the stems named by ``figures`` (all of :data:`RUN_FIGURES` for None).
+
+    :raises ValueError: naming the first unknown stem.
+    """
+    if figures is None:
+        return frozenset(RUN_FIGURES)
+    if isinstance(figures, str):
+        figures = (figures,)  # one stem, not a sequence of one-letter names
+    for name in figures:
+        if name not in RUN_FIGURES:
+            raise ValueError(f"unknown figure {name!r}; use some of {', '.join(RUN_FIGURES)}")
+    return frozenset(figures)
 
 
 def _writes_games(run_dir: Path) -> bool:

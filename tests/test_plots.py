@@ -18,6 +18,7 @@ import ga.plots
 from ga.plots import (
     DPI,
     FIGURE_SIZES,
+    RUN_FIGURES,
     draw_weights,
     experiment_name,
     opponent_summaries,
@@ -188,6 +189,35 @@ def test_plot_run_writes_every_figure(run_dir: Path, run_plots: list[Path]) -> N
         assert_png(path, kind)
 
 
+def test_plot_run_draws_the_named_figures_only(run_dir: Path, tmp_path: Path) -> None:
+    assert tuple(RUN_PLOTS) == RUN_FIGURES  # the default draws them all, in this order
+    paths = plot_run(run_dir, out_dir=tmp_path, figures=["mean_weights", "fitness", "win_rate"])
+    assert paths == [tmp_path / "win_rate.png", tmp_path / "fitness.png", tmp_path / "mean_weights.png"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(path.name for path in paths)
+    for path in paths:
+        assert_png(path, RUN_PLOTS[path.stem])
+    assert plot_run(run_dir, out_dir=tmp_path / "one", figures="opponent_bars") == [
+        tmp_path / "one" / "opponent_bars.png"]
+    assert plot_run(run_dir, out_dir=tmp_path / "none", figures=[]) == []
+
+
+def test_plot_run_refuses_an_unknown_figure(run_dir: Path, tmp_path: Path) -> None:
+    message = r"unknown figure 'weights'; use some of win_rate, .*, mean_weights"
+    with pytest.raises(ValueError, match=message):
+        plot_run(run_dir, out_dir=tmp_path / "out", figures=["fitness", "weights"])
+    assert not (tmp_path / "out").exists()  # refused before drawing anything
+
+
+def test_plot_run_warns_only_about_the_named_figures(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "partial", n_generations=5)
+    for name in ("games.csv", "best_weights.csv"):
+        (run / name).unlink()
+    with pytest.warns(UserWarning, match="skipping best_weights") as caught:
+        paths = plot_run(run, out_dir=tmp_path / "out", figures=["best_weights", "mean_weights"])
+    assert len(caught) == 1
+    assert paths == [tmp_path / "out" / "mean_weights.png"]
+
+
 def test_every_text_fits_in_its_figure_without_overlap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -207,7 +237,7 @@ def test_every_text_fits_in_its_figure_without_overlap(
     monkeypatch.setattr(ga.plots, "_save", check_then_save)
     plot_run(run)
     plot_compare([run, write_run(tmp_path / "run-002", name="other")], tmp_path / "compare.png")
-    assert checked == [*RUN_PLOTS, "compare"]
+    assert checked == [*RUN_FIGURES, "compare"]
 
 
 def assert_texts_fit(figure: Figure, name: str) -> None:
