@@ -7,6 +7,7 @@ traceback instead.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -57,11 +58,18 @@ def cli() -> None:
     """Evolve the 64 square weights of an Othello evaluation function with a genetic algorithm."""
 
 
-def _finish_run(result: Any, plots: bool, quiet: bool) -> None:
-    if plots and result.finished:
-        from ga.plots import plot_run
+def _plot_helper(plots: bool) -> Any:
+    """Returns a helper that imports the plotting code while the run plays (see :mod:`ga.plothelper`)."""
+    if not plots:
+        return contextlib.nullcontext()
+    from ga.plothelper import PlotHelper
 
-        plot_run(result.run_dir)
+    return PlotHelper()
+
+
+def _finish_run(result: Any, plot_helper: Any, quiet: bool) -> None:
+    if plot_helper is not None and result.finished:
+        plot_helper.draw(result.run_dir)
     if result.finished:
         click.echo(f"finished {result.generations_done} generations; results in {result.run_dir}")
     else:
@@ -133,8 +141,9 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
                             backend="dask" if dask is not None else None, address=dask)
     _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
     run_dir = out if out is not None else default_run_dir(loaded)
-    result = _run_on(run_dir, lambda: run(loaded, run_dir, progress=lambda start, total: Progress(start, total, quiet)))
-    _finish_run(result, plots, quiet)
+    with _plot_helper(plots) as plot_helper:
+        result = _run_on(run_dir, lambda: run(loaded, run_dir, progress=lambda start, total: Progress(start, total, quiet)))
+        _finish_run(result, plot_helper, quiet)
 
 
 @cli.command()
@@ -153,9 +162,10 @@ def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: b
     if local and dask is not None:
         raise click.UsageError("--local and --dask exclude each other")
     _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
-    result = _run_on(run_dir, lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
-                                                 local=local, progress=lambda start, total: Progress(start, total, quiet)))
-    _finish_run(result, plots, quiet)
+    with _plot_helper(plots) as plot_helper:
+        result = _run_on(run_dir, lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
+                                                     local=local, progress=lambda start, total: Progress(start, total, quiet)))
+        _finish_run(result, plot_helper, quiet)
 
 
 @cli.command()

@@ -1,0 +1,114 @@
+"""Tests for ga.plothelper: a helper process draws the figures plot_run draws."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ga.plothelper
+from ga.cli import main
+from ga.plothelper import PlotHelper
+from ga.plots import RUN_FIGURES, plot_run
+from tests.test_plots import write_run
+
+QUICK = Path(__file__).resolve().parents[1] / "experiments" / "quick.toml"
+
+
+def test_the_helper_draws_the_same_files_as_plot_run(tmp_path: Path) -> None:
+    run_dir = write_run(tmp_path / "run")
+    with PlotHelper() as helper:
+        written = helper.draw(run_dir)
+    assert [path.stem for path in written] == list(RUN_FIGURES)
+    here = plot_run(run_dir, out_dir=tmp_path / "here")
+    for by_helper, by_us in zip(written, here, strict=True):
+        assert by_helper.parent == run_dir / "plots"
+        assert by_helper.read_bytes() == by_us.read_bytes(), by_helper.name
+
+
+def test_the_helper_is_out_of_reach_of_the_run_s_ctrl_c() -> None:
+    with PlotHelper() as helper:
+        process = helper.process
+        assert process is not None
+        assert os.getsid(process.pid) != os.getsid(0)  # a session of its own
+    assert process.returncode is not None
+
+
+def test_a_helper_never_asked_to_draw_is_ended_and_draws_nothing(tmp_path: Path) -> None:
+    run_dir = write_run(tmp_path / "run")
+    with PlotHelper() as helper:
+        process = helper.process
+    assert process is not None and process.poll() is not None
+    assert not (run_dir / "plots").exists()
+
+
+def test_a_helper_that_cannot_start_leaves_the_figures_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(ga.plothelper.subprocess, "Popen", no_process)
+    run_dir = write_run(tmp_path / "run")
+    with PlotHelper() as helper:
+        assert helper.process is None
+        written = helper.draw(run_dir)
+    assert [path.stem for path in written] == list(RUN_FIGURES)
+    assert all(path.is_file() for path in written)
+
+
+def test_a_helper_that_died_leaves_the_figures_to_this_process(tmp_path: Path) -> None:
+    run_dir = write_run(tmp_path / "run")
+    with PlotHelper() as helper:
+        assert helper.process is not None
+        helper.process.kill()
+        helper.process.wait()
+        written = helper.draw(run_dir)
+    assert [path.stem for path in written] == list(RUN_FIGURES)
+    assert all(path.is_file() for path in written)
+
+
+def test_the_helper_s_error_is_raised_here(tmp_path: Path) -> None:
+    with PlotHelper() as helper, pytest.raises(FileNotFoundError, match="generations.csv"):
+        helper.draw(tmp_path / "no-run")
+
+
+def test_a_helper_exits_at_end_of_file_without_drawing(tmp_path: Path) -> None:
+    helper = subprocess.run(
+        [sys.executable, "-c", "from ga.plothelper import serve; serve()"],
+        input="", capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )
+    assert helper.returncode == 0
+    assert helper.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_evolve_and_resume_draw_every_figure_through_the_helper(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert main(["evolve", str(QUICK), "--out", str(out), "--quiet", "--generations", "2"]) == 0
+    drawn = {name: (out / "plots" / f"{name}.png").read_bytes() for name in RUN_FIGURES}
+    assert all(data.startswith(b"\x89PNG") for data in drawn.values())
+    assert main(["resume", str(out), "--quiet", "--generations", "3"]) == 0
+    redrawn = {name: (out / "plots" / f"{name}.png").read_bytes() for name in RUN_FIGURES}
+    assert redrawn["win_rate"] != drawn["win_rate"]  # a third generation on the curve
+
+
+def test_a_run_that_fails_leaves_no_helper_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "file").write_text("mine")
+    started: list[subprocess.Popen[str] | None] = []
+    real = PlotHelper.__init__
+
+    def record(self: PlotHelper) -> None:
+        real(self)
+        started.append(self.process)
+
+    monkeypatch.setattr(PlotHelper, "__init__", record)
+    assert main(["evolve", str(QUICK), "--out", str(tmp_path / "taken"), "--quiet"]) == 2
+    assert len(started) == 1 and started[0] is not None
+    assert started[0].poll() is not None  # ended with the run
+    assert (tmp_path / "taken" / "file").read_text() == "mine"
+    assert not (tmp_path / "taken" / "plots").exists()
