@@ -34,10 +34,15 @@ class PlotHelper:
 
     def __init__(self) -> None:
         self.asked = False
+        # The helper imports this package from where this process found it
+        # (a source checkout run without installing included).
+        root = os.fspath(Path(__file__).resolve().parents[1])
+        path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
         try:
             self.process: subprocess.Popen[str] | None = subprocess.Popen(
                 [sys.executable, "-c", "from ga.plothelper import serve; serve()"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
+                env={**os.environ, "PYTHONPATH": path},
             )
         except OSError:
             self.process = None

@@ -76,6 +76,23 @@ def test_the_helper_s_error_is_raised_here(tmp_path: Path) -> None:
         helper.draw(tmp_path / "no-run")
 
 
+def test_the_helper_draws_from_another_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_dir = write_run(tmp_path / "run")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    with PlotHelper() as helper:
+        assert helper.process is not None
+        reply = _reply_of(helper, run_dir)  # drawn by the helper, not by the fallback
+    assert reply is not None and "written" in reply
+    assert (run_dir / "plots" / "win_rate.png").is_file()
+
+
+def _reply_of(helper: PlotHelper, run_dir: Path) -> dict[str, object] | None:
+    helper.asked = True
+    assert ga.plothelper._ask(helper.process, {"run_dir": str(run_dir)})
+    return ga.plothelper._reply(helper.process)
+
+
 def test_a_helper_exits_at_end_of_file_without_drawing(tmp_path: Path) -> None:
     helper = subprocess.run(
         [sys.executable, "-c", "from ga.plothelper import serve; serve()"],
