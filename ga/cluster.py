@@ -35,6 +35,8 @@ NO_WORKERS_TIMEOUT_S = 60.0
 # 10-25% faster than worker processes (docs/cluster.md).
 LOCAL_PROCESSES = False
 _POLL_S = 1.0
+# How long a map waits after submitting before returning to its caller (see cluster_map).
+DISPATCH_S = 0.003
 _LOCAL = re.compile(r"local(?::(\d+))?")
 
 INSTALL_HINT = 'the dask backend needs dask.distributed: pip install "othello-ga[dask]"'
@@ -202,6 +204,10 @@ def cluster_map(client: Any) -> Callable[[Callable[..., Any], Sequence[Any]], It
         except Exception as error:
             fail(error, [])
         previous[:] = futures
+        # The client's event loop (and an in-process cluster's) needs the GIL to
+        # send the tasks on; the caller's next Python work (writing the last
+        # generation's files) held them back: 4.4 -> 2.3 ms from submit to start.
+        time.sleep(DISPATCH_S)
         return results(futures)
 
     return map_on_cluster

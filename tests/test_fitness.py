@@ -234,27 +234,24 @@ def test_opponent_labels() -> None:
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 5, 8, 20])
-def test_split_partitions_the_plan_into_whole_individuals(parts: int) -> None:
+def test_split_partitions_the_plan_into_runs_of_similar_size(parts: int) -> None:
     config = make_config(draw="one", games_per_opponent=3, coevolution=2)
     plan = plan_generation(config, 1, 8)
     pieces = split(plan, parts)
-    assert 1 <= len(pieces) <= parts
     joined = GamePlan.concatenate(pieces)
     for name in ("individual", "opponent", "member", "seeds", "colours"):
         assert np.array_equal(getattr(joined, name), getattr(plan, name)), name
-    owners = [set(piece.individual.tolist()) for piece in pieces]
-    assert all(owners) and sum(len(o) for o in owners) == 8  # no individual is split
-    if parts <= 8:
-        assert len(pieces) == parts
-        assert max(len(p) for p in pieces) - min(len(p) for p in pieces) <= 2 * 5  # similar sizes
+    assert len(pieces) == min(parts, 8)  # at most one run per individual
+    assert max(len(p) for p in pieces) - min(len(p) for p in pieces) <= 1  # equal costs: equal counts
 
 
 def test_split_of_a_subset_of_individuals() -> None:
     plan = plan_generation(make_config(draw="all"), 0, 8)
     plan = plan.subset(np.isin(plan.individual, [2, 5, 6]))
-    pieces = split(plan, 2)
+    pieces = split(plan, 5)
     assert np.array_equal(GamePlan.concatenate(pieces).seeds, plan.seeds)
-    assert sorted(len(set(p.individual.tolist())) for p in pieces) == [1, 2]
+    assert len(pieces) == 3  # three individuals
+    assert max(len(p) for p in pieces) - min(len(p) for p in pieces) <= 1
 
 
 def test_split_by_cost_balances_the_cost_not_the_game_count() -> None:
@@ -276,7 +273,7 @@ def test_split_by_cost_balances_the_cost_not_the_game_count() -> None:
                       skewed.seeds, skewed.colours)
     assert [costs[piece.opponent].sum() for piece in split(skewed, 2)] == [40.0, 360.0]
     balanced = [costs[piece.opponent].sum() for piece in split(skewed, 2, costs)]
-    assert max(balanced) <= 270.0  # one individual (90) off the ideal 200 at most
+    assert max(balanced) <= 209.0  # one game (9) off the ideal 200 at most, cutting inside an individual
 
 
 def test_opponent_costs_cover_every_label_including_the_population() -> None:
