@@ -40,7 +40,7 @@ if not hasattr(creator, "Individual"):
     creator.create("Individual", list, fitness=creator.FitnessMax, born=0)
 
 # Tasks per Dask worker thread, of similar measured cost. Each task costs a
-# scheduler round trip: one per thread measured 4-13% behind the local pool
+# scheduler round trip: one per thread measured 10-14% behind the local pool
 # on population 64 x 64 games, four 25-30% (docs/cluster.md).
 DASK_BATCHES_PER_WORKER = 1
 
