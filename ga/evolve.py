@@ -164,9 +164,9 @@ def evaluate_generation(
         "losses": int((diffs < 0).sum()),
         "win_rate": fitness.score(diffs, "win_rate") if diffs.size else float("nan"),
     }
-    for index, label in enumerate(labels):
-        played = diffs[plan.opponent == index]
-        record[f"win_rate_vs_{label}"] = fitness.score(played, "win_rate") if played.size else float("nan")
+    by_opponent = fitness.scores(plan.opponent, diffs, len(labels), "win_rate")  # NaN where none was played
+    for label, rate in zip(labels, by_opponent.tolist()):
+        record[f"win_rate_vs_{label}"] = rate
     games = GameLog(generation, plan.individual, plan.opponent, labels, plan.colours, plan.seeds, diffs)
     return Generation(record, games, int(diffs.size))
 
@@ -347,7 +347,10 @@ def run(
                 atomic_write(run_dir / CONFIG, config_to_toml(save_config))  # the directory describes its run
         else:
             writer = RunWriter.create(run_dir, config, columns, manifest)
-        return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, shared, stop, progress)
+        try:
+            return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, shared, stop, progress)
+        finally:
+            writer.close()
 
 
 def _loop(

@@ -128,7 +128,9 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
         seeds=_mix(bases.reshape(-1, 1) + game * np.uint64(_GOLDEN)).ravel(),
         colours=np.tile(colour_pattern(fit.colours, per_opponent), drawn.size),
     )]
-    rng = np.random.default_rng(derive_seed(seed, COEVOLUTION, generation))
+    # Made only when needed: a generator costs more than the rest of a small plan.
+    rng = np.random.default_rng(derive_seed(seed, COEVOLUTION, generation)) if (
+        fit.coevolution and size > 1) or (fit.hall_of_fame_games and champions) else None
     if fit.coevolution and size > 1:
         others = rng.choice(size - 1, size=(size, fit.coevolution))
         others += others >= np.arange(size)[:, None]  # never the individual itself
