@@ -62,6 +62,14 @@ def test_derive_seed_differs_for_different_keys() -> None:
     assert derive_seed(5) != derive_seed(5, 0)
 
 
+def test_derive_seed_is_derive_seeds_on_any_integers() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        keys = [int(k) for k in rng.integers(-(2**63), 2**63, size=rng.integers(1, 7), dtype=np.int64)]
+        keys[0] += int(rng.integers(0, 2)) << 64  # wider than 64 bits: reduced mod 2**64 by both
+        assert derive_seed(*keys) == int(derive_seeds(*(k & (2**64 - 1) for k in keys))[0])
+
+
 def test_derive_seeds_broadcasts_like_derive_seed() -> None:
     who = np.arange(1, 6)[:, None]
     opponent = np.arange(3)[None, :]
