@@ -320,8 +320,8 @@ def scores(individual: np.ndarray, disc_diffs: np.ndarray, size: int, kind: str)
         total = np.bincount(individual, weights=disc_diffs, minlength=size)
     else:
         total = np.bincount(individual, weights=(disc_diffs > 0) + 0.5 * (disc_diffs == 0), minlength=size)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return total / games
+    # NaN where there were no games (np.errstate would cost more than the division).
+    return np.divide(total, games, out=np.full(size, np.nan), where=games > 0)
 
 
 def score(disc_diffs: np.ndarray, kind: str) -> float:

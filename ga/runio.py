@@ -241,7 +241,9 @@ class RunWriter:
     def csv_bytes(self) -> dict[str, int]:
         """Returns the current sizes of the CSV files (recorded in checkpoints)."""
         names = [GENERATIONS] + ([GAMES] if self.games_csv else [])
-        return {name: (self.run_dir / name).stat().st_size for name in names}
+        # Where this writer appends, its handle is at the end of the file: no stat needed.
+        return {name: handle.tell() if (handle := self._appending.get(name)) is not None
+                else (self.run_dir / name).stat().st_size for name in names}
 
     def write_checkpoint(self, checkpoint: Checkpoint) -> None:
         """Replaces the checkpoint atomically."""
