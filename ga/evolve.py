@@ -189,6 +189,13 @@ def resolve_workers(config: Config) -> int:
     return config.compute.workers or os.cpu_count() or 1
 
 
+def games_per_generation(config: Config) -> int:
+    """Returns how many games a generation plays (an upper bound with elites)."""
+    fit = config.fitness
+    opponents = len(fit.opponents) if fit.draw == "all" else 1
+    return config.population.size * (opponents * fit.games_per_opponent + fit.coevolution + fit.hall_of_fame_games)
+
+
 @contextmanager
 def evaluation_map(config: Config) -> Iterator[tuple[Callable[..., Any], int, bool]]:
     """Yields the ``map`` that evaluates a generation, how many workers (or tasks) to give it,
