@@ -93,6 +93,26 @@ def _reply_of(helper: PlotHelper, run_dir: Path) -> dict[str, object] | None:
     return ga.plothelper._reply(helper.process)
 
 
+def test_the_helper_and_its_fork_each_draw_a_share_and_reply_with_all(tmp_path: Path) -> None:
+    run_dir = write_run(tmp_path / "run")
+    with PlotHelper() as helper:
+        reply = _reply_of(helper, run_dir)
+    assert reply is not None
+    assert [Path(path).stem for path in reply["written"]] == list(RUN_FIGURES)  # type: ignore[union-attr]
+    assert set(ga.plothelper.FORK_SHARE) < set(RUN_FIGURES)
+
+
+def test_a_failure_in_the_fork_s_share_is_reported_and_raised_here(tmp_path: Path) -> None:
+    run_dir = write_run(tmp_path / "run")
+    (run_dir / "best_weights.csv").write_text("not,a,table\n")  # best_weights is the fork's to draw
+    assert "best_weights" in ga.plothelper.FORK_SHARE
+    with PlotHelper() as helper:
+        reply = _reply_of(helper, run_dir)
+    assert reply is not None and "best_weights.csv" in str(reply["error"])
+    with PlotHelper() as helper, pytest.raises(ValueError, match="best_weights.csv"):
+        helper.draw(run_dir)  # the fallback in this process meets the same file
+
+
 def test_a_helper_exits_at_end_of_file_without_drawing(tmp_path: Path) -> None:
     helper = subprocess.run(
         [sys.executable, "-c", "from ga.plothelper import serve; serve()"],
