@@ -49,7 +49,8 @@ def clone(individual: Any) -> Any:
     """Returns a copy of an individual with its fitness (``deepcopy`` is 20x slower on 64 floats)."""
     copy = creator.Individual.__new__(creator.Individual)
     list.__init__(copy, individual)
-    copy.fitness = creator.FitnessMax()
+    # What FitnessMax() makes, without its __init__ (0.75 -> 0.12 us, 64,000 times in seed2021.toml).
+    copy.fitness = creator.FitnessMax.__new__(creator.FitnessMax)
     copy.fitness.wvalues = individual.fitness.wvalues  # a tuple: safe to share
     copy.born = individual.born
     return copy

@@ -16,7 +16,7 @@ from deap import creator
 import ga.evolve
 from engine import Player, build_player, play_match
 from ga.config import Config, ConfigError, config_from_dict, load_config
-from ga.evolve import breed, build_toolbox, evolve
+from ga.evolve import breed, build_toolbox, clone, evolve
 from ga.fitness import opponent_labels
 import io
 
@@ -395,3 +395,18 @@ def test_roulette_selection_breeds_when_every_individual_scored_zero() -> None:
 def test_fitness_proportional_selection_is_refused_with_disc_diff(method: str) -> None:
     with pytest.raises(ConfigError, match="selection.method"):
         tiny_config(selection={"method": method}, fitness={"score": "disc_diff"})
+
+
+def test_clone_copies_genes_fitness_and_birth_and_shares_nothing_mutable() -> None:
+    original = creator.Individual([0.25, -0.5, 1.0])
+    original.fitness.values = (0.75,)
+    original.born = 4
+    copy = clone(original)
+    assert copy == original and copy is not original
+    assert copy.fitness.valid and copy.fitness.values == (0.75,) and copy.fitness == original.fitness
+    assert copy.born == 4 and isinstance(copy.fitness, creator.FitnessMax)
+    copy[0] = 9.0
+    del copy.fitness.values
+    assert original[0] == 0.25 and original.fitness.values == (0.75,)
+    unevaluated = creator.Individual([1.0])
+    assert not clone(unevaluated).fitness.valid
