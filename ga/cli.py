@@ -17,8 +17,9 @@ from typing import Any
 import click
 
 from ga import commands
-from ga.cluster import ClusterLost, ClusterUnavailable
+from ga.cluster import ClusterUnavailable
 from ga.config import ConfigError
+from ga.fitness import WorkersLost
 from ga.runio import RunDirError
 from ga.weights import WeightsError
 
@@ -98,10 +99,10 @@ def _dask_options(command: Any) -> Any:
 
 
 def _run_on(run_dir: Path, start: Any) -> Any:
-    """Returns ``start()``, adding to a lost cluster's error how to continue the run."""
+    """Returns ``start()``, adding to lost workers' error (a thread's or a cluster's) how to continue the run."""
     try:
         return start()
-    except ClusterLost as error:
+    except WorkersLost as error:
         from ga.runio import CHECKPOINT
 
         if (run_dir / CHECKPOINT).is_file():
@@ -221,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("interrupted; the last checkpoint is intact (othello-ga resume RUN_DIR continues)", err=True)
         return EXIT_INTERRUPTED
-    except ClusterLost as error:
+    except WorkersLost as error:
         if os.environ.get("OTHELLO_GA_DEBUG") == "1":
             raise
         click.echo(f"othello-ga: error: {_one_line(error)}", err=True)

@@ -23,6 +23,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ga.fitness import WorkersLost
+
 # Connecting to a scheduler gives up after this long: a wrong address should
 # fail at once, not after Dask's default 30 s.
 CONNECT_TIMEOUT_S = 10.0
@@ -49,7 +51,7 @@ class ClusterUnavailable(ClusterError):
     """The cluster cannot be used: Dask is not installed, or the scheduler cannot be reached (bad input)."""
 
 
-class ClusterLost(ClusterError):
+class ClusterLost(ClusterError, WorkersLost):
     """The cluster failed during a run; the last checkpoint is intact."""
 
 

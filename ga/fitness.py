@@ -164,6 +164,10 @@ def _member_games(seed: int, generation: int, label: int, members: np.ndarray) -
     )
 
 
+class WorkersLost(Exception):
+    """The workers playing a generation failed (a thread here, or a Dask cluster); the last checkpoint is intact."""
+
+
 @dataclass
 class Batch:
     """One worker's share of a generation (plain, picklable data)."""
@@ -254,7 +258,13 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
         # (a second Ctrl-C must not wait for the rest of a long generation).
         while games.play(SHARE_CHUNK):
             pass
-    played = list(results)
+    try:
+        played = list(results)
+    except Exception as error:
+        if not shared:
+            raise  # a cluster's map says itself what was lost (ga.cluster.ClusterLost)
+        detail = " ".join(f"{type(error).__name__}: {error}".split())
+        raise WorkersLost(f"a worker thread failed during a generation ({detail})") from error
     return games.result if shared else np.concatenate(played)
 
 

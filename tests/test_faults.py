@@ -136,3 +136,33 @@ def test_a_bad_opponent_weights_file_stops_the_api_before_anything_is_written(tm
     with pytest.raises(ValueError, match="expected 64 numbers"):
         evolve(config_from_dict(data), out=tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_failing_local_worker_thread_is_one_line_exit_1_and_the_run_resumes(
+    tmp_path: Path, uninterrupted: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The local pool's workers are threads of this process: there is no worker
+    # process to kill, but a worker can fail (here on generation 3's games).
+    import tomli_w
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(tomli_w.dumps(tiny()))
+    calls = []
+
+    def failing(games: Any) -> int:
+        calls.append(1)
+        if len(calls) == 4:
+            raise MemoryError("no memory left for the games")
+        return games.play()
+
+    monkeypatch.setattr(ga.fitness, "play_share", failing)
+    run_dir = tmp_path / "run"
+    code = main(["evolve", str(config), "--out", str(run_dir), "--workers", "2", "--quiet", "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "worker thread failed" in err and "MemoryError" in err and f"othello-ga resume {run_dir}" in err
+    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 2
+    monkeypatch.undo()
+    assert main(["resume", str(run_dir), "--quiet", "--no-plots"]) == 0
+    assert_same_run(run_dir, uninterrupted)
