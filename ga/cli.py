@@ -68,7 +68,7 @@ def _plot_helper(plots: bool) -> Any:
     return PlotHelper()
 
 
-def _finish_run(result: Any, plot_helper: Any, quiet: bool) -> None:
+def _finish_run(result: Any, plot_helper: Any) -> None:
     if plot_helper is not None and result.finished:
         plot_helper.draw(result.run_dir)
     if result.finished:
@@ -144,7 +144,7 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
     run_dir = out if out is not None else default_run_dir(loaded)
     with _plot_helper(plots) as plot_helper:
         result = _run_on(run_dir, lambda: run(loaded, run_dir, progress=lambda start, total: Progress(start, total, quiet)))
-        _finish_run(result, plot_helper, quiet)
+        _finish_run(result, plot_helper)
 
 
 @cli.command()
@@ -166,7 +166,7 @@ def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: b
     with _plot_helper(plots) as plot_helper:
         result = _run_on(run_dir, lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
                                                      local=local, progress=lambda start, total: Progress(start, total, quiet)))
-        _finish_run(result, plot_helper, quiet)
+        _finish_run(result, plot_helper)
 
 
 @cli.command()

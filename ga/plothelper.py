@@ -154,9 +154,8 @@ def _draw(run_dir: str) -> list[Path]:
             message = {"written": [os.fspath(path) for path in plot_run(run_dir, figures=FORK_SHARE)]}
         except Exception as error:
             message = {"error": f"{type(error).__name__}: {error}"}
-        data = json.dumps(message).encode()
-        while data:
-            data = data[os.write(write_end, data):]
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(json.dumps(message).encode())
         os._exit(0)
     os.close(write_end)
     try:

@@ -227,10 +227,9 @@ class RunWriter:
     def _append(self, name: str, text: str) -> None:
         handle = self._appending.get(name)
         if handle is None:
-            handle = self._appending[name] = open(self.run_dir / name, "ab", buffering=0)
-        data = memoryview(text.encode("utf-8"))
-        while data:  # unbuffered: each write goes to the file now; a raw write may take less than all
-            data = data[handle.write(data):]
+            handle = self._appending[name] = open(self.run_dir / name, "ab")
+        handle.write(text.encode("utf-8"))
+        handle.flush()  # the rows are in the file before the checkpoint that counts them
 
     def close(self) -> None:
         """Closes the CSV files kept open for appending."""
