@@ -325,13 +325,16 @@ def opponent_costs(config: Config, labels: Sequence[str], games: int = 32) -> np
 
 def scores(individual: np.ndarray, disc_diffs: np.ndarray, size: int, kind: str) -> np.ndarray:
     """Returns each individual's fitness: win rate (draw = 1/2) or mean disc difference (NaN without games)."""
-    games = np.bincount(individual, minlength=size).astype(np.float64)
-    if kind == "disc_diff":
-        total = np.bincount(individual, weights=disc_diffs, minlength=size)
-    else:
-        total = np.bincount(individual, weights=(disc_diffs > 0) + 0.5 * (disc_diffs == 0), minlength=size)
-    # NaN where there were no games (np.errstate would cost more than the division).
-    return np.divide(total, games, out=np.full(size, np.nan), where=games > 0)
+    points = disc_diffs if kind == "disc_diff" else (disc_diffs > 0) + 0.5 * (disc_diffs == 0)
+    return mean_by(individual, points, size)
+
+
+def mean_by(group: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Returns the mean of ``values`` in each group ``0 .. size - 1`` (NaN for a group without values)."""
+    count = np.bincount(group, minlength=size).astype(np.float64)
+    total = np.bincount(group, weights=values, minlength=size)
+    # np.divide with where: np.errstate would cost more than the division.
+    return np.divide(total, count, out=np.full(size, np.nan), where=count > 0)
 
 
 def score(disc_diffs: np.ndarray, kind: str) -> float:

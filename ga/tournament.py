@@ -111,11 +111,11 @@ def tournament_scores(plan: fitness.GamePlan, diffs: np.ndarray, count: int, fix
     """
     points = (diffs > 0) + 0.5 * (diffs == 0)
     vs_fixed = plan.opponent < fixed
-    fixed_rate = _rate(plan.individual[vs_fixed], points[vs_fixed], count)
+    fixed_rate = fitness.mean_by(plan.individual[vs_fixed], points[vs_fixed], count)
     pair = ~vs_fixed
     # A round-robin game counts for both: the first player's points and the member's (1 - points).
     who = np.concatenate([plan.individual[pair], plan.member[pair]])
-    robin_rate = _rate(who, np.concatenate([points[pair], 1.0 - points[pair]]), count)
+    robin_rate = fitness.mean_by(who, np.concatenate([points[pair], 1.0 - points[pair]]), count)
     if not fixed:
         score = robin_rate
     elif count < 2:
@@ -123,12 +123,6 @@ def tournament_scores(plan: fitness.GamePlan, diffs: np.ndarray, count: int, fix
     else:
         score = (fixed_rate + robin_rate) / 2
     return {"vs_training": fixed_rate, "round_robin": robin_rate, "score": score}
-
-
-def _rate(who: np.ndarray, points: np.ndarray, count: int) -> np.ndarray:
-    games = np.bincount(who, minlength=count).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.bincount(who, weights=points, minlength=count) / games
 
 
 def run_tournament(config: Config, candidates: Candidates, map_function: Callable[..., Iterable[Any]],
