@@ -30,7 +30,9 @@ import numpy.typing as npt
 from engine import parse_spec
 from engine.tables import TABLES
 from ga.config import ConfigError
-from ga.evaluation import PROTOCOLS, evaluate_player, protocol_opponents, training_overlap
+from ga.evaluation import (
+    PROTOCOLS, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+)
 from ga.stats import MatchSummary
 from ga.summary import RunDirError, check_run_dir, summarize_run
 from ga.weights import (
@@ -408,12 +410,18 @@ def evaluate(
     if run_dir is not None:
         try:
             overlap = training_overlap(run_dir, played)
+            random_tables = protocol == "eu" and trained_on_random_tables(run_dir)
         except ConfigError as error:
             warn(f"cannot tell whether the opponents were training opponents: {error}")
-            overlap = []
+            overlap, random_tables = [], False
         for opponent in overlap:
             warn(
                 f"{opponent!r} was a training opponent of run '{run_dir}'; its score is not a held-out result"
+            )
+        if random_tables:
+            warn(
+                f"run '{run_dir}' trained against random U(-1, 1) tables (fitness.random_table_games); "
+                "expected utility plays fresh tables of that distribution, not unseen kinds of opponent"
             )
     summaries = evaluate_player(
         evaluated, played, games, eps=eps, seed=seed, workers=workers or os.cpu_count() or 1,

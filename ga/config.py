@@ -328,6 +328,7 @@ class FitnessConfig:
     coevolution: int = _setting(0, _Integer(minimum=0))  # games against population members
     hall_of_fame_games: int = _setting(0, _Integer(minimum=0))
     hall_of_fame_size: int = _setting(10, _Integer(minimum=1))
+    random_table_games: int = _setting(0, _Integer(minimum=0))  # games against fresh U(-1, 1) tables each generation
 
 
 @dataclass(frozen=True)

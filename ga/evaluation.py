@@ -46,6 +46,7 @@ __all__ = [
     "game_seeds",
     "protocol_opponents",
     "random_tables",
+    "trained_on_random_tables",
     "training_overlap",
 ]
 
@@ -314,6 +315,15 @@ def training_overlap(
         config = load_config(Path(run_dir_or_config) / "config.toml")
     trained = {_identity(opponent.spec) for opponent in config.fitness.opponents}
     return [opponent for opponent in opponents if _identity(opponent) in trained]
+
+
+def trained_on_random_tables(run_dir_or_config: str | os.PathLike[str] | Config) -> bool:
+    """Returns whether a run's fitness played random U(-1, 1) tables, the opponents of the ``eu`` protocol."""
+    if isinstance(run_dir_or_config, Config):
+        config = run_dir_or_config
+    else:
+        config = load_config(Path(run_dir_or_config) / "config.toml")
+    return config.fitness.random_table_games > 0
 
 
 def _identity(text: str) -> tuple[str, int, str | None]:

@@ -146,6 +146,8 @@ def evaluate_generation(
     tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
     if len(champions):
         tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
+    if config.fitness.random_table_games:
+        tables = np.vstack([tables, fitness.generation_random_tables(config, generation)])
     labels = fitness.opponent_labels(config)
     plan = fitness.plan_generation(config, generation, size, len(champions))
     todo = np.array([not ind.fitness.valid for ind in population])
@@ -194,7 +196,8 @@ def games_per_generation(config: Config) -> int:
     """Returns how many games a generation plays (an upper bound with elites)."""
     fit = config.fitness
     opponents = len(fit.opponents) if fit.draw == "all" else 1
-    return config.population.size * (opponents * fit.games_per_opponent + fit.coevolution + fit.hall_of_fame_games)
+    return config.population.size * (opponents * fit.games_per_opponent + fit.coevolution + fit.hall_of_fame_games
+                                       + fit.random_table_games)
 
 
 @contextmanager

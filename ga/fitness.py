@@ -23,9 +23,11 @@ from ga.config import Config
 
 # Streams of the run seed, one per use, so that no two uses share numbers.
 INIT, VARIATION, DRAWS, GAMES, COEVOLUTION = 1, 2, 3, 4, 5
+RANDOM_TABLES = 7  # (6 is the final tournament's: ga.tournament.FINAL)
 
 POPULATION = "population"  # label of games against other members (coevolution)
 HALL_OF_FAME = "hall_of_fame"  # label of games against earlier champions
+RANDOM_TABLE = "random_tables"  # label of games against a generation's random tables
 SHARE_CHUNK = 64  # games the calling thread plays between two looks at its signals
 
 _MASK = (1 << 64) - 1
@@ -77,6 +79,8 @@ def opponent_labels(config: Config) -> list[str]:
         labels.append(POPULATION)
     if config.fitness.hall_of_fame_games:
         labels.append(HALL_OF_FAME)
+    if config.fitness.random_table_games:
+        labels.append(RANDOM_TABLE)
     return list(dict.fromkeys(labels))
 
 
@@ -146,9 +150,23 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
     if fit.hall_of_fame_games and champions:
         picks = size + rng.choice(champions, size=(size, fit.hall_of_fame_games))
         parts.append(_member_games(seed, generation, labels.index(HALL_OF_FAME), picks))
+    if fit.random_table_games:
+        # Every individual meets the same tables (rows after the champions), table k in colour k % 2.
+        picks = size + champions + np.tile(np.arange(fit.random_table_games), (size, 1))
+        parts.append(_member_games(seed, generation, labels.index(RANDOM_TABLE), picks))
     plan = GamePlan.concatenate(parts)
     order = np.argsort(plan.individual, kind="stable")  # group each individual's games
     return plan.subset(order)
+
+
+def generation_random_tables(config: Config, generation: int) -> np.ndarray:
+    """Returns a generation's random opponent tables (rows of 64 weights from U(-1, 1); none without them)."""
+    count = config.fitness.random_table_games
+    rng = np.random.default_rng(derive_seed(config.experiment.seed, RANDOM_TABLES, generation))
+    tables = rng.uniform(-1.0, 1.0, size=(count, 64))
+    if config.population.genome == "phase":
+        tables = np.hstack([tables, tables])  # one table for the whole game
+    return tables
 
 
 def _member_games(seed: int, generation: int, label: int, members: np.ndarray) -> GamePlan:
@@ -191,7 +209,7 @@ _OPPONENTS: dict[str, Player] = {}
 
 def _opponent(label: str) -> Player | None:
     # Opponents are built once per process: a weights file is read only once.
-    if label in (POPULATION, HALL_OF_FAME):
+    if label in (POPULATION, HALL_OF_FAME, RANDOM_TABLE):
         return None
     if label not in _OPPONENTS:
         from ga.weights import load_weights

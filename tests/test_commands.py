@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -424,3 +425,24 @@ def test_unwritable_output_directory(runner: CliRunner, tmp_path: Path) -> None:
         assert list(locked.iterdir()) == []
     finally:
         locked.chmod(0o700)
+
+
+def test_evaluate_eu_warns_when_the_run_trained_on_random_tables(runner: CliRunner, run_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    # run_dir trained without random tables: no warning about them.
+    quiet = invoke(runner, evaluate, [run_dir, "--protocol", "eu", "--games", 10, "--workers", 1])
+    assert quiet.exit_code == 0, quiet.output
+    assert "random U(-1, 1) tables" not in quiet.stderr
+    trained = tmp_path / "trained"
+    shutil.copytree(run_dir, trained)
+    config = (trained / "config.toml").read_text()
+    assert "random_table_games = 0\n" in config  # a run's config.toml lists every key
+    (trained / "config.toml").write_text(config.replace("random_table_games = 0\n", "random_table_games = 2\n"))
+    result = invoke(runner, evaluate, [trained, "--protocol", "eu", "--games", 10, "--workers", 1])
+    assert result.exit_code == 0, result.output
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 1 and "trained against random U(-1, 1) tables" in warnings[0]
+    assert result.stdout == quiet.stdout.replace(str(run_dir), str(trained))
+    # Other protocols do not play random tables: no warning.
+    league = invoke(runner, evaluate, [trained, "--protocol", "league", "--games", 10, "--workers", 1])
+    assert league.exit_code == 0 and "random U(-1, 1)" not in league.stderr

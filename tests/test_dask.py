@@ -36,7 +36,8 @@ def experiment(**sections: dict[str, Any]) -> dict[str, Any]:
         "population": {"size": 12, "parents": 6},
         "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1},
         "fitness": {"opponents": ["random", "nhand:1", "nmost:1"], "draw": "one", "games_per_opponent": 4,
-                    "colours": "both", "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3},
+                    "colours": "both", "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3,
+                    "random_table_games": 2},
         "compute": {"workers": 1},
     }
     for name, values in sections.items():

@@ -296,7 +296,7 @@ def test_different_seed_gives_different_files(tmp_path: Path) -> None:
 
 
 def test_one_worker_and_a_pool_of_two_give_identical_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tiny_config(fitness={"coevolution": 1, "hall_of_fame_games": 1})
+    config = tiny_config(fitness={"coevolution": 1, "hall_of_fame_games": 1, "random_table_games": 2})
     evolve(config, out=tmp_path / "one", workers=1)
     pools = []
     real_executor = ga.evolve.ThreadPoolExecutor

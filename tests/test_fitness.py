@@ -13,8 +13,8 @@ from engine import Player, build_player, play_match
 from ga import fitness
 from ga.config import Config, config_from_dict
 from ga.fitness import (
-    HALL_OF_FAME, POPULATION, Batch, GamePlan, derive_seed, derive_seeds, opponent_labels, plan_generation, score,
-    opponent_costs, scores, split,
+    HALL_OF_FAME, POPULATION, RANDOM_TABLE, Batch, GamePlan, derive_seed, derive_seeds, opponent_labels, plan_generation, score,
+    generation_random_tables, opponent_costs, scores, split,
 )
 
 PLAYER = ("nhand_custom", 1, 0.0, 40)
@@ -232,10 +232,62 @@ def test_hall_of_fame_games_play_the_champions() -> None:
         assert champions.colours.tolist() == [0, 1]
 
 
+def test_random_table_games_play_the_same_fresh_tables_for_everyone() -> None:
+    config = make_config(draw="one", hall_of_fame_games=2, random_table_games=4)
+    label = opponent_labels(config).index(RANDOM_TABLE)
+    plan = plan_generation(config, 1, 8, champions=3)
+    for i in range(8):
+        games = games_of(plan, i)
+        tables = games.subset(games.opponent == label)
+        assert tables.member.tolist() == [11, 12, 13, 14]  # rows after the population and the champions
+        assert tables.colours.tolist() == [0, 1, 0, 1]
+    assert len(plan) == 8 * (1 + 2 + 4)
+    no_champions = plan_generation(config, 1, 8, champions=0)
+    assert len(no_champions) == 8 * (1 + 4) and set(no_champions.member[no_champions.opponent == label]) == {8, 9, 10, 11}
+    first, again, second = (generation_random_tables(config, g) for g in (1, 1, 2))
+    assert first.shape == (4, 64) and np.array_equal(first, again)
+    assert not np.array_equal(first, second)  # fresh every generation
+    assert (first >= -1).all() and (first < 1).all() and first.std() > 0.4  # U(-1, 1)
+    assert not np.array_equal(first, generation_random_tables(make_config(seed=4, random_table_games=4), 1))
+
+
+def test_random_tables_of_a_phase_genome_play_one_table_all_game() -> None:
+    config = config_from_dict({
+        "population": {"size": 4, "parents": 2, "genome": "phase"},
+        "selection": {"tournament_size": 2},
+        "fitness": {"random_table_games": 2},
+    })
+    tables = generation_random_tables(config, 0)
+    assert tables.shape == (2, 128) and np.array_equal(tables[:, :64], tables[:, 64:])
+
+
+def test_random_table_games_score_what_the_engine_plays() -> None:
+    from ga.evolve import build_toolbox, evaluate_generation
+
+    config = make_config(size=3, draw="one", random_table_games=6, eps=0.0)
+    toolbox = build_toolbox(config)
+    population = toolbox.population(n=3)
+    result = evaluate_generation(population, 5, toolbox, config, [])
+    label = opponent_labels(config).index(RANDOM_TABLE)
+    tables = generation_random_tables(config, 5)
+    plan = plan_generation(config, 5, 3)
+    for i, individual in enumerate(population):
+        games = games_of(plan, i).subset(games_of(plan, i).opponent == label)
+        me = Player("nhand_custom", 1, np.asarray(individual, dtype=np.float64))
+        diffs = np.concatenate([
+            play_match(me, Player("nhand_custom", 1, tables[m - 3]), [s], [c])
+            for m, s, c in zip(games.member.tolist(), games.seeds.tolist(), games.colours.tolist())
+        ])
+        log = result.game_log
+        logged = log.disc_diffs[(log.individual == i) & (log.opponent == label)]
+        assert logged.tolist() == diffs.tolist()
+    assert result.record[f"win_rate_vs_{RANDOM_TABLE}"] >= 0
+
+
 def test_opponent_labels() -> None:
     assert opponent_labels(make_config()) == ["random", "nhand:1", "nmost:1"]
-    assert opponent_labels(make_config(coevolution=1, hall_of_fame_games=1)) == [
-        "random", "nhand:1", "nmost:1", POPULATION, HALL_OF_FAME]
+    assert opponent_labels(make_config(coevolution=1, hall_of_fame_games=1, random_table_games=2)) == [
+        "random", "nhand:1", "nmost:1", POPULATION, HALL_OF_FAME, RANDOM_TABLE]
 
 
 # --- splitting among workers ---------------------------------------------------------------------

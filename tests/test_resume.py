@@ -23,13 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
-    """Returns a tiny experiment with coevolution and hall-of-fame games (its state is all in the checkpoint)."""
+    """Returns a tiny experiment with coevolution, hall-of-fame and random-table games (its state is all in the checkpoint)."""
     data: dict[str, dict[str, Any]] = {
         "experiment": {"name": "tiny", "seed": 4, "generations": 6},
         "population": {"size": 8, "parents": 4},
         "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1, "reevaluate_elites": False},
         "fitness": {"opponents": ["random", "nhand:1"], "draw": "one", "games_per_opponent": 3, "colours": "both",
-                    "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3},
+                    "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3, "random_table_games": 2},
         "compute": {"workers": 1},
     }
     for name, values in sections.items():
