@@ -1,6 +1,7 @@
 """The experiment scripts: the ablation ladder, the held-out table and the probes."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 import tomllib
@@ -130,3 +131,13 @@ def test_probe_proxies_scores_each_runs_top_tables(tmp_path: Path) -> None:
     for column in ["nhand:1,eps=0.1", "wpc:1@classic,eps=0.1", probe.OTHER_RUNS,
                    *(c for c, _, _ in probe.MEASURES)]:
         assert rows[column].between(0, 1).all(), column
+
+
+def test_random_tables_toml_is_strong_toml_with_two_changes() -> None:
+    strong = load_config(EXPERIMENTS / "strong.toml")
+    variant = load_config(EXPERIMENTS / "random-tables.toml")
+    for section in ("population", "selection", "crossover", "mutation", "final", "output"):
+        assert getattr(variant, section) == getattr(strong, section), section
+    assert variant.fitness == dataclasses.replace(strong.fitness, eps=0.0, random_table_games=64)
+    assert (variant.experiment.seed, variant.experiment.generations) == (strong.experiment.seed, 500)
+    assert variant.experiment.held_out_claim
