@@ -14,6 +14,7 @@ plays each of the runs' training opponents and the other runs' best tables
 
     python experiments/probe.py feasible --start reference --generations 80
     python experiments/probe.py proxies RUN_DIR [RUN_DIR ...] --top 10
+    python experiments/probe.py check 1.0593,-0.1056,0.6577,-0.0538,-0.5995,-0.1862,-0.0596,0.0387,0.0284,-0.0262
 """
 
 from __future__ import annotations
@@ -102,6 +103,15 @@ def feasible(args: argparse.Namespace) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def check(args: argparse.Namespace) -> pd.DataFrame:
+    """Scores one sym8 table (its 10 genes) on the four held-out measures; returns one row."""
+    genes = [float(g) for g in args.genes.split(",")]
+    scores = held_out_scores(expand(genes, "sym8"), args.games, args.seed, args.workers)
+    print(f"held-out scores ({args.games} a measure, seed {args.seed}):", " ".join(f"{s:.3f}" for s in scores),
+          "targets met:", int((scores >= TARGETS).sum()), "of 4")
+    return pd.DataFrame([dict(zip([c for c, _, _ in MEASURES], scores.tolist()))])
+
+
 def best_tables(run_dirs: Sequence[Path], top: int) -> tuple[np.ndarray, list[str]]:
     """Returns the ``top`` tables of each run's final tournament and the run each came from."""
     tables, runs = [], []
@@ -154,11 +164,15 @@ def main(argv: list[str] | None = None) -> int:
     two.add_argument("--top", type=int, default=10)
     two.add_argument("--games", type=int, default=4000)
     two.add_argument("--seed", type=int, default=5)
-    for command in (one, two):
+    three = commands.add_parser("check", help="the held-out scores of a sym8 table given by its 10 genes")
+    three.add_argument("genes", help="a1,b1,c1,d1,b2,c2,d2,c3,d3,d4 (comma-separated)")
+    three.add_argument("--games", type=int, default=20_000)
+    three.add_argument("--seed", type=int, default=3)
+    for command in (one, two, three):
         command.add_argument("--workers", type=int, default=2)
         command.add_argument("--csv", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
-    frame = feasible(args) if args.command == "feasible" else proxies(args)
+    frame = {"feasible": feasible, "proxies": proxies, "check": check}[args.command](args)
     if args.csv is not None:
         frame.to_csv(args.csv, index=False)
     return 0

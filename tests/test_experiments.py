@@ -141,3 +141,16 @@ def test_random_tables_toml_is_strong_toml_with_two_changes() -> None:
     assert variant.fitness == dataclasses.replace(strong.fitness, eps=0.0, random_table_games=64)
     assert (variant.experiment.seed, variant.experiment.generations) == (strong.experiment.seed, 500)
     assert variant.experiment.held_out_claim
+
+
+def test_probe_check_scores_given_genes_like_evaluate(tmp_path: Path, capsys: Any) -> None:
+    probe = load_script("probe")
+    genes = "1,-0.25,0.1,0.05,-0.25,0.01,0.01,0.05,0.02,0.01"  # heuristic (WPC-H) under sym8
+    assert probe.main(["check", genes, "--games", "60", "--workers", "1", "--csv", str(tmp_path / "c.csv")]) == 0
+    row = pd.read_csv(tmp_path / "c.csv").iloc[0]
+    from engine import TABLES
+    from ga.evaluation import evaluate_player
+
+    direct = evaluate_player(TABLES["heuristic"], [], 60, seed=3, protocol="league")[0].score
+    assert row["league_heuristic"] == direct  # WPC-H is symmetric: the same table, the same games
+    assert "targets met:" in capsys.readouterr().out
