@@ -3,7 +3,7 @@
 ``feasible`` asks whether one 10-gene (sym8) table can meet the four
 held-out targets at once. CMA-ES (DEAP's ``cma.Strategy``) starts from a
 table and scores each candidate directly on the four held-out measures
-(with game seeds other than the evaluation's), so its table has trained on
+(new games each generation, with seeds other than the evaluation's), so its table has trained on
 the held-out opponents and is no result of ours; the best candidate is then
 scored on fresh games as ``experiments/heldout.py`` does.
 
@@ -82,8 +82,10 @@ def feasible(args: argparse.Namespace) -> pd.DataFrame:
     rows, best_margin, best_genes = [], -np.inf, list(start)
     for generation in range(args.generations):
         population = strategy.generate(creator.ProbeIndividual)
+        # New games every generation unless --same-games: on fixed games the search learns those games.
+        games_seed = args.seed if args.same_games else args.seed * 100_000 + generation
         for individual in population:
-            individual.scores = held_out_scores(expand(individual, "sym8"), args.games, args.seed, args.workers)
+            individual.scores = held_out_scores(expand(individual, "sym8"), args.games, games_seed, args.workers)
             individual.fitness.values = (margin(individual.scores),)
         strategy.update(population)
         leader = max(population, key=lambda ind: ind.fitness.values[0])
@@ -93,8 +95,8 @@ def feasible(args: argparse.Namespace) -> pd.DataFrame:
                      **dict(zip([c for c, _, _ in MEASURES], leader.scores.tolist()))})
         print(f"{generation:4d} margin {leader.fitness.values[0]:+.4f} "
               + " ".join(f"{s:.3f}" for s in leader.scores), flush=True)
-    # The best candidate's scores are the luckiest of many (4,000 games each); the
-    # centroid, CMA-ES's estimate of the optimum, was never selected on its own games.
+    # The best candidate's scores are the luckiest of many; the centroid,
+    # CMA-ES's estimate of the optimum, was never selected on its own games.
     for name, genes in [("best candidate", best_genes), ("final centroid", list(strategy.centroid))]:
         fresh = held_out_scores(expand(genes, "sym8"), args.check_games, args.check_seed, args.workers)
         print(f"{name} (a1 b1 c1 d1 b2 c2 d2 c3 d3 d4):", " ".join(f"{g:.4f}" for g in genes))
@@ -157,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--sigma", type=float, default=0.08)
     one.add_argument("--games", type=int, default=4000, help="games per measure and candidate")
     one.add_argument("--seed", type=int, default=99, help="seed of the optimisation's games and of CMA-ES")
+    one.add_argument("--same-games", action="store_true", help="play the same games every generation")
     one.add_argument("--check-games", type=int, default=20_000)
     one.add_argument("--check-seed", type=int, default=3)
     two = commands.add_parser("proxies", help="held-in against held-out scores of runs' top tables")
