@@ -14,7 +14,7 @@ plays each of the runs' training opponents and the other runs' best tables
 
     python experiments/probe.py feasible --start reference --generations 80
     python experiments/probe.py proxies RUN_DIR [RUN_DIR ...] --top 10
-    python experiments/probe.py check 1.0593,-0.1056,0.6577,-0.0538,-0.5995,-0.1862,-0.0596,0.0387,0.0284,-0.0262
+    python experiments/probe.py check 1.0776,-0.1892,0.5488,-0.0472,-0.6524,-0.1777,-0.0529,0.0969,0.0545,0.0115
 """
 
 from __future__ import annotations
