@@ -24,6 +24,7 @@ import pandas as pd  # noqa: E402
 
 from ga.commands import resolve_weights  # noqa: E402
 from ga.evaluation import evaluate_player  # noqa: E402
+from ga.stats import MatchSummary  # noqa: E402
 
 # (label, SOURCE for resolve_weights, --which)
 TABLES = [
@@ -44,6 +45,16 @@ MEASURES = [
 TARGETS = {"league_heuristic": 0.56, "league_lr06": 0.50, "vs_random": 0.91, "expected_utility": 0.90}
 
 
+def measure(weights: np.ndarray, games: int, seed: int, workers: int) -> list[MatchSummary]:
+    """Returns a table's summary in each of the four measures (``games`` each; eu: games / 2 tables)."""
+    summaries = []
+    for _, _, kwargs in MEASURES:
+        count = games // 2 if kwargs["protocol"] == "eu" else games
+        summaries += evaluate_player(weights, kwargs["opponents"], count, seed=seed, workers=workers,
+                                     protocol=kwargs["protocol"])
+    return summaries
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("results/reference"))
@@ -55,10 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, source, which in TABLES:
         weights, _ = resolve_weights(source, which)
         row: dict[str, object] = {"table": label}
-        for column, _, kwargs in MEASURES:
-            games = args.games // 2 if kwargs["protocol"] == "eu" else args.games
-            summary = evaluate_player(weights, kwargs["opponents"], games, seed=args.seed,
-                                      workers=args.workers, protocol=kwargs["protocol"])[0]
+        for (column, _, _), summary in zip(MEASURES, measure(weights, args.games, args.seed, args.workers)):
             row[column] = summary.score
             row[f"{column}_low"], row[f"{column}_high"] = summary.interval
             row[f"{column}_games"] = summary.games

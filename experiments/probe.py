@@ -54,13 +54,7 @@ TARGETS = np.array([HELDOUT.TARGETS[column] for column, _, _ in MEASURES])  # ty
 
 def held_out_scores(weights: np.ndarray, games: int, seed: int, workers: int) -> np.ndarray:
     """Returns the four held-out scores of a table (``games`` per measure; eu: games / 2 tables)."""
-    scores = []
-    for _, _, kwargs in MEASURES:
-        count = games // 2 if kwargs["protocol"] == "eu" else games
-        summary = evaluate_player(weights, kwargs["opponents"], count, seed=seed, workers=workers,
-                                  protocol=kwargs["protocol"])[0]
-        scores.append(summary.score)
-    return np.array(scores)
+    return np.array([summary.score for summary in HELDOUT.measure(weights, games, seed, workers)])  # type: ignore[attr-defined]
 
 
 def margin(scores: np.ndarray) -> float:

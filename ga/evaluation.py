@@ -309,21 +309,21 @@ def training_overlap(
     :raises ga.config.ConfigError: if the run's ``config.toml`` is missing or bad.
     :raises ValueError: if an opponent is not a valid spec.
     """
-    if isinstance(run_dir_or_config, Config):
-        config = run_dir_or_config
-    else:
-        config = load_config(Path(run_dir_or_config) / "config.toml")
+    config = _run_config(run_dir_or_config)
     trained = {_identity(opponent.spec) for opponent in config.fitness.opponents}
     return [opponent for opponent in opponents if _identity(opponent) in trained]
 
 
 def trained_on_random_tables(run_dir_or_config: str | os.PathLike[str] | Config) -> bool:
     """Returns whether a run's fitness played random U(-1, 1) tables, the opponents of the ``eu`` protocol."""
+    return _run_config(run_dir_or_config).fitness.random_table_games > 0
+
+
+def _run_config(run_dir_or_config: str | os.PathLike[str] | Config) -> Config:
+    """Returns the config given, or the one in a run directory's ``config.toml``."""
     if isinstance(run_dir_or_config, Config):
-        config = run_dir_or_config
-    else:
-        config = load_config(Path(run_dir_or_config) / "config.toml")
-    return config.fitness.random_table_games > 0
+        return run_dir_or_config
+    return load_config(Path(run_dir_or_config) / "config.toml")
 
 
 def _identity(text: str) -> tuple[str, int, str | None]:
