@@ -7,6 +7,10 @@ table and scores each candidate directly on the four held-out measures
 the held-out opponents and is no result of ours; the best candidate is then
 scored on fresh games as ``experiments/heldout.py`` does.
 
+``refine`` is the closest we came without them: CMA-ES from a run's table
+on a held-in panel (a fixed opponent, other runs' best tables, random
+tables), new games every generation, the result scored held out.
+
 ``proxies`` asks whether anything a run may train or select on ranks tables
 the way the held-out measures do. For the top tables of finished runs it
 plays each of the runs' training opponents and the other runs' best tables
@@ -14,6 +18,7 @@ plays each of the runs' training opponents and the other runs' best tables
 
     python experiments/probe.py feasible --start reference --generations 80
     python experiments/probe.py proxies RUN_DIR [RUN_DIR ...] --top 10
+    python experiments/probe.py refine RUN_DIR --against RUN_DIR [RUN_DIR ...]
     python experiments/probe.py check 1.0776,-0.1892,0.5488,-0.0472,-0.6524,-0.1777,-0.0529,0.0969,0.0545,0.0115
 """
 
@@ -49,6 +54,7 @@ def _heldout() -> object:
 HELDOUT = _heldout()
 MEASURES = HELDOUT.MEASURES  # type: ignore[attr-defined]
 OTHER_RUNS = "other runs' best"
+PANEL = ["fixed", "other_runs", "random_tables"]  # refine's held-in groups
 TARGETS = np.array([HELDOUT.TARGETS[column] for column, _, _ in MEASURES])  # type: ignore[attr-defined]
 
 
@@ -108,6 +114,51 @@ def check(args: argparse.Namespace) -> pd.DataFrame:
     return pd.DataFrame([dict(zip([c for c, _, _ in MEASURES], scores.tolist()))])
 
 
+def refine(args: argparse.Namespace) -> pd.DataFrame:
+    """Runs CMA-ES from a run's table on a held-in panel; returns one row per generation.
+
+    The panel: the ``--fixed`` opponents and the other runs' best tables
+    (``--against``), both players at eps 0.1, and random U(-1, 1) tables at
+    eps 0 (the ``eu`` protocol's opponents, so expected utility is then
+    in-distribution); new games and tables every generation. The score is the
+    mean of the three groups' scores weighted by ``--weights``.
+    """
+    weights = np.array([float(w) for w in args.weights.split(",")])
+    against = [f"wpc:1@{run / 'best_weights.csv'}" for run in args.against]
+    groups = [args.fixed, against]
+    start = contract(resolve_weights(str(args.start / "best_weights.csv"), "best")[0], "sym8")
+    start = start / np.abs(start).max()
+    if "ProbeFitness" not in creator.__dict__:
+        creator.create("ProbeFitness", base.Fitness, weights=(1.0,))
+        creator.create("ProbeIndividual", list, fitness=creator.ProbeFitness)
+    np.random.seed(args.seed)  # DEAP's CMA-ES samples from numpy's global generator
+    strategy = cma.Strategy(centroid=list(start), sigma=args.sigma, lambda_=args.candidates)
+    rows = []
+    for generation in range(args.generations):
+        games_seed = args.seed * 100_000 + generation
+        population = strategy.generate(creator.ProbeIndividual)
+        for individual in population:
+            table = expand(individual, "sym8")
+            panel = [np.mean([summary.score for summary in evaluate_player(
+                table, specs, max(2, args.games // len(specs)), eps=0.1, seed=games_seed + 7_919 * k,
+                workers=args.workers)]) for k, specs in enumerate(groups)]
+            panel.append(evaluate_player(table, [], args.games // 2, seed=games_seed, workers=args.workers,
+                                         protocol="eu")[0].score)
+            individual.panel = np.array(panel)
+            individual.fitness.values = (float(weights @ individual.panel / weights.sum()),)
+        strategy.update(population)
+        leader = max(population, key=lambda ind: ind.fitness.values[0])
+        rows.append({"generation": generation, "score": leader.fitness.values[0],
+                     **dict(zip(PANEL, leader.panel.tolist()))})
+        print(f"{generation:4d} panel " + " ".join(f"{s:.3f}" for s in leader.panel), flush=True)
+    genes = list(strategy.centroid)
+    fresh = held_out_scores(expand(genes, "sym8"), args.check_games, args.check_seed, args.workers)
+    print("final centroid (a1 b1 c1 d1 b2 c2 d2 c3 d3 d4):", " ".join(f"{g:.4f}" for g in genes))
+    print(f"  held out ({args.check_games} a measure, seed {args.check_seed}):",
+          " ".join(f"{s:.3f}" for s in fresh), "targets met:", int((fresh >= TARGETS).sum()), "of 4")
+    return pd.DataFrame(rows)
+
+
 def best_tables(run_dirs: Sequence[Path], top: int) -> tuple[np.ndarray, list[str]]:
     """Returns the ``top`` tables of each run's final tournament and the run each came from."""
     tables, runs = [], []
@@ -165,11 +216,23 @@ def main(argv: list[str] | None = None) -> int:
     three.add_argument("genes", help="a1,b1,c1,d1,b2,c2,d2,c3,d3,d4 (comma-separated)")
     three.add_argument("--games", type=int, default=20_000)
     three.add_argument("--seed", type=int, default=3)
-    for command in (one, two, three):
+    four = commands.add_parser("refine", help="CMA-ES from a run's table on a held-in panel")
+    four.add_argument("start", type=Path, help="the run whose best table starts the search")
+    four.add_argument("--against", type=Path, nargs="+", required=True, help="other runs: their best tables")
+    four.add_argument("--fixed", nargs="+", default=["wpc:1@classic,eps=0.1"], help="fixed opponents")
+    four.add_argument("--weights", default="1,1,2", help="of the fixed, other-runs and random-table scores")
+    four.add_argument("--generations", type=int, default=60)
+    four.add_argument("--candidates", type=int, default=12, help="CMA-ES lambda")
+    four.add_argument("--sigma", type=float, default=0.05)
+    four.add_argument("--games", type=int, default=4000, help="games per group and candidate")
+    four.add_argument("--seed", type=int, default=1)
+    four.add_argument("--check-games", type=int, default=20_000)
+    four.add_argument("--check-seed", type=int, default=3)
+    for command in (one, two, three, four):
         command.add_argument("--workers", type=int, default=2)
         command.add_argument("--csv", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
-    frame = {"feasible": feasible, "proxies": proxies, "check": check}[args.command](args)
+    frame = {"feasible": feasible, "proxies": proxies, "check": check, "refine": refine}[args.command](args)
     if args.csv is not None:
         frame.to_csv(args.csv, index=False)
     return 0

@@ -154,3 +154,26 @@ def test_probe_check_scores_given_genes_like_evaluate(tmp_path: Path, capsys: An
     direct = evaluate_player(TABLES["heuristic"], [], 60, seed=3, protocol="league")[0].score
     assert row["league_heuristic"] == direct  # WPC-H is symmetric: the same table, the same games
     assert "targets met:" in capsys.readouterr().out
+
+
+def test_probe_refine_is_reproducible_and_scores_its_centroid_held_out(tmp_path: Path, capsys: Any) -> None:
+    probe = load_script("probe")
+    config = config_from_dict({
+        "experiment": {"name": "r", "seed": 1, "generations": 1},
+        "population": {"size": 4, "parents": 2, "genome": "sym8"},
+        "selection": {"tournament_size": 2},
+        "fitness": {"opponents": ["nhand:1"]},
+    })
+    runs = [tmp_path / "a", tmp_path / "b"]
+    for run in runs:
+        evolve(config, out=run)
+    args = ["refine", str(runs[0]), "--against", str(runs[1]), "--generations", "2", "--candidates", "3",
+            "--games", "20", "--check-games", "20", "--workers", "1", "--csv", str(tmp_path / "a.csv")]
+    assert probe.main(args) == 0
+    first = capsys.readouterr().out
+    assert probe.main(args[:-1] + [str(tmp_path / "b.csv")]) == 0
+    assert capsys.readouterr().out == first
+    rows = pd.read_csv(tmp_path / "a.csv")
+    assert rows["generation"].tolist() == [0, 1]
+    assert rows[probe.PANEL].stack().between(0, 1).all()
+    assert "held out (20 a measure, seed 3)" in first
