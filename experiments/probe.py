@@ -69,17 +69,21 @@ def margin(scores: np.ndarray) -> float:
     return float(gaps.min() + 0.1 * gaps.mean())
 
 
-def feasible(args: argparse.Namespace) -> pd.DataFrame:
-    """Runs CMA-ES on the held-out measures; returns one row per generation (the generation's best)."""
-    weights, _ = resolve_weights(args.start, "best")
+def search_from(weights: np.ndarray, args: argparse.Namespace) -> cma.Strategy:
+    """Returns CMA-ES over sym8 genes centred on ``weights`` (scaled to a largest weight of 1), seeded."""
     start = contract(weights, "sym8")
     start = start / np.abs(start).max()
     if "ProbeFitness" not in creator.__dict__:
         creator.create("ProbeFitness", base.Fitness, weights=(1.0,))
         creator.create("ProbeIndividual", list, fitness=creator.ProbeFitness)
     np.random.seed(args.seed)  # DEAP's CMA-ES samples from numpy's global generator
-    strategy = cma.Strategy(centroid=list(start), sigma=args.sigma, lambda_=args.candidates)
-    rows, best_margin, best_genes = [], -np.inf, list(start)
+    return cma.Strategy(centroid=list(start), sigma=args.sigma, lambda_=args.candidates)
+
+
+def feasible(args: argparse.Namespace) -> pd.DataFrame:
+    """Runs CMA-ES on the held-out measures; returns one row per generation (the generation's best)."""
+    strategy = search_from(resolve_weights(args.start, "best")[0], args)
+    rows, best_margin, best_genes = [], -np.inf, list(strategy.centroid)
     for generation in range(args.generations):
         population = strategy.generate(creator.ProbeIndividual)
         # New games every generation unless --same-games: on fixed games the search learns those games.
@@ -126,13 +130,7 @@ def refine(args: argparse.Namespace) -> pd.DataFrame:
     weights = np.array([float(w) for w in args.weights.split(",")])
     against = [f"wpc:1@{run / 'best_weights.csv'}" for run in args.against]
     groups = [args.fixed, against]
-    start = contract(resolve_weights(str(args.start / "best_weights.csv"), "best")[0], "sym8")
-    start = start / np.abs(start).max()
-    if "ProbeFitness" not in creator.__dict__:
-        creator.create("ProbeFitness", base.Fitness, weights=(1.0,))
-        creator.create("ProbeIndividual", list, fitness=creator.ProbeFitness)
-    np.random.seed(args.seed)  # DEAP's CMA-ES samples from numpy's global generator
-    strategy = cma.Strategy(centroid=list(start), sigma=args.sigma, lambda_=args.candidates)
+    strategy = search_from(resolve_weights(str(args.start / "best_weights.csv"), "best")[0], args)
     rows = []
     for generation in range(args.generations):
         games_seed = args.seed * 100_000 + generation
