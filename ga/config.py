@@ -220,6 +220,16 @@ class _Opponents:
         return tuple(_parse_opponent(f"{key}[{index}]", entry) for index, entry in enumerate(value))
 
 
+@dataclass(frozen=True)
+class _Specs:
+    """An array (possibly empty) of player spec strings."""
+
+    def parse(self, key: str, value: object) -> tuple[str, ...]:
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"config key '{key}' must be an array of player specs, got {_describe(value)}")
+        return tuple(_Text().parse(f"{key}[{index}]", entry) for index, entry in enumerate(value))
+
+
 def _parse_opponent(key: str, entry: object) -> OpponentConfig:
     if isinstance(entry, str):
         return OpponentConfig(spec=entry)
@@ -357,6 +367,22 @@ class FinalConfig:
 
 
 @dataclass(frozen=True)
+class RefineConfig:
+    """[refine]: CMA-ES from the run's best table on a held-in panel, after the generations."""
+
+    generations: int = _setting(0, _Integer(minimum=0))  # 0 = no refinement
+    restarts: int = _setting(0, _Integer(minimum=0))  # more runs (derived seeds) whose best tables join the panel
+    candidates: int = _setting(12, _Integer(minimum=2, maximum=1000))  # CMA-ES lambda
+    sigma: float = _setting(0.05, _Number(positive=True))  # first step, on a table scaled to a largest weight of 1
+    games: int = _setting(4000, _Integer(minimum=2))  # per panel group and candidate
+    eps: float = _setting(0.1, _Number(minimum=0, maximum=1))  # both players', against opponents and restarts
+    opponents: tuple[str, ...] = _setting((), _Specs())  # fixed panel opponents (player specs)
+    weight_opponents: float = _setting(1.0, _Number(minimum=0))
+    weight_restarts: float = _setting(1.0, _Number(minimum=0))
+    weight_random_tables: float = _setting(2.0, _Number(minimum=0))  # random U(-1, 1) tables at eps 0
+
+
+@dataclass(frozen=True)
 class Config:
     """A whole experiment; ``Config()`` is the all-defaults experiment."""
 
@@ -369,6 +395,7 @@ class Config:
     compute: ComputeConfig = field(default_factory=ComputeConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     final: FinalConfig = field(default_factory=FinalConfig)
+    refine: RefineConfig = field(default_factory=RefineConfig)
 
 
 _SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config)}  # type: ignore[misc]
@@ -426,7 +453,8 @@ def config_from_dict(data: Mapping[str, Any], base_dir: Path | None = None) -> C
     _check_bounds(config)
     _check_compute(config)
     fitness = _check_fitness(config.fitness, config.experiment.held_out_claim, base_dir)
-    return dataclasses.replace(config, fitness=fitness)
+    refine = _check_refine(config, base_dir)
+    return dataclasses.replace(config, fitness=fitness, refine=refine)
 
 
 def _check_population(config: Config) -> None:
@@ -596,30 +624,63 @@ def _check_fitness(fitness: FitnessConfig, held_out_claim: bool, base_dir: Path 
             f"set fitness.eps and population.phase_move instead"
         )
 
-    opponents = []
-    for index, opponent in enumerate(fitness.opponents):
-        key = f"fitness.opponents[{index}].spec"
-        spec = _resolve_table(opponent.spec, base_dir)
-        _check_spec(key, spec, parse_spec)
-        parts = _spec_parts(spec)
-        opponent_kind = parts["kind"].strip()
-        if opponent_kind == "human":
-            raise ConfigError(f"config key '{key}': a human cannot be a training opponent; remove it")
-        table = parts["table"].strip() if parts["table"] is not None else None
-        if opponent_kind in EVOLVABLE_KINDS and table is None:
-            at = parts.start("options") - 1 if parts["options"] is not None else len(spec)
-            raise ConfigError(
-                f"config key '{key}': opponent {spec!r} needs a weights table, "
-                f"e.g. '{spec[:at]}@heuristic{spec[at:]}'"
-            )
-        held_out = {opponent_kind, table} & HELD_OUT_OPPONENTS
-        if held_out_claim and held_out:
-            raise ConfigError(
-                f"config key '{key}': opponent {spec!r} uses held-out {sorted(held_out)[0]!r} "
-                f"while experiment.held_out_claim is true; remove it or set held_out_claim = false"
-            )
-        opponents.append(dataclasses.replace(opponent, spec=spec))
+    opponents = [
+        dataclasses.replace(opponent, spec=_check_opponent(f"fitness.opponents[{index}].spec", opponent.spec,
+                                                           held_out_claim, base_dir, parse_spec))
+        for index, opponent in enumerate(fitness.opponents)
+    ]
     return dataclasses.replace(fitness, opponents=tuple(opponents))
+
+
+def _check_opponent(
+    key: str, spec: str, held_out_claim: bool, base_dir: Path | None, parse_spec: Callable[[str], object]
+) -> str:
+    """Returns a training opponent's spec with its weights path resolved, or raises naming ``key``."""
+    spec = _resolve_table(spec, base_dir)
+    _check_spec(key, spec, parse_spec)
+    parts = _spec_parts(spec)
+    opponent_kind = parts["kind"].strip()
+    if opponent_kind == "human":
+        raise ConfigError(f"config key '{key}': a human cannot be a training opponent; remove it")
+    table = parts["table"].strip() if parts["table"] is not None else None
+    if opponent_kind in EVOLVABLE_KINDS and table is None:
+        at = parts.start("options") - 1 if parts["options"] is not None else len(spec)
+        raise ConfigError(
+            f"config key '{key}': opponent {spec!r} needs a weights table, "
+            f"e.g. '{spec[:at]}@heuristic{spec[at:]}'"
+        )
+    held_out = {opponent_kind, table} & HELD_OUT_OPPONENTS
+    if held_out_claim and held_out:
+        raise ConfigError(
+            f"config key '{key}': opponent {spec!r} uses held-out {sorted(held_out)[0]!r} "
+            f"while experiment.held_out_claim is true; remove it or set held_out_claim = false"
+        )
+    return spec
+
+
+def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
+    refine = config.refine
+    if refine.generations and config.population.genome == "phase":
+        raise ConfigError(
+            "config key 'refine.generations': refinement plays 64-weight tables, not the phase genome's two; "
+            "set refine.generations = 0 or population.genome to full, sym8 or sym4"
+        )
+    if refine.generations and not refine.weight_opponents + refine.weight_restarts + refine.weight_random_tables:
+        raise ConfigError("config key 'refine.weight_random_tables': the panel weights must not all be 0; set one above 0")
+    if refine.generations and refine.weight_opponents and not refine.opponents:
+        raise ConfigError(
+            "config key 'refine.opponents' must list at least one player spec when refine.weight_opponents is above 0, "
+            "e.g. [\"wpc:1@classic,eps=0.1\"]"
+        )
+    if refine.generations and refine.weight_restarts and not refine.restarts:
+        raise ConfigError(
+            "config key 'refine.restarts' must be at least 1 when refine.weight_restarts is above 0; "
+            "set restarts or weight_restarts = 0"
+        )
+    parse_spec = _spec_parser()
+    specs = tuple(_check_opponent(f"refine.opponents[{index}]", spec, config.experiment.held_out_claim, base_dir,
+                                  parse_spec) for index, spec in enumerate(refine.opponents))
+    return dataclasses.replace(refine, opponents=specs)
 
 
 # --- I/O and conversions -----------------------------------------------------------

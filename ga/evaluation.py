@@ -310,13 +310,18 @@ def training_overlap(
     :raises ValueError: if an opponent is not a valid spec.
     """
     config = _run_config(run_dir_or_config)
-    trained = {_identity(opponent.spec) for opponent in config.fitness.opponents}
+    specs = [opponent.spec for opponent in config.fitness.opponents]
+    if config.refine.generations and config.refine.weight_opponents:
+        specs += list(config.refine.opponents)  # the refinement's panel trains too
+    trained = {_identity(spec) for spec in specs}
     return [opponent for opponent in opponents if _identity(opponent) in trained]
 
 
 def trained_on_random_tables(run_dir_or_config: str | os.PathLike[str] | Config) -> bool:
-    """Returns whether a run's fitness played random U(-1, 1) tables, the opponents of the ``eu`` protocol."""
-    return _run_config(run_dir_or_config).fitness.random_table_games > 0
+    """Returns whether a run's fitness or refinement played random U(-1, 1) tables, the opponents of the ``eu`` protocol."""
+    config = _run_config(run_dir_or_config)
+    refined = config.refine.generations > 0 and config.refine.weight_random_tables > 0
+    return config.fitness.random_table_games > 0 or refined
 
 
 def _run_config(run_dir_or_config: str | os.PathLike[str] | Config) -> Config:

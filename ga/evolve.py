@@ -9,6 +9,8 @@ population, which is what makes resumed runs identical to uninterrupted ones.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import random
 import signal
@@ -23,11 +25,12 @@ from typing import Any
 import numpy as np
 from deap import base, creator, tools
 
-from ga import fitness, operators, tournament
-from ga.config import Config, config_to_toml, load_config, with_overrides
+from ga import fitness, operators, refine, tournament
+from ga.config import Config, RefineConfig, config_to_toml, load_config, with_overrides
 from ga.genome import expand, expand_many, genome_length
+from ga.weights import format_weights, load_weights
 from ga.runio import (
-    CONFIG, Checkpoint, GameLog, RunDirError, RunWriter, atomic_write, check_checkpoint_fits, check_run_dir, command_line,
+    BEST, CHECKPOINT, CONFIG, MANIFEST, Checkpoint, GameLog, RunDirError, RunWriter, atomic_write, check_checkpoint_fits, check_run_dir, command_line,
     generation_columns, now_iso, read_checkpoint,
     read_config, read_manifest, versions,
 )
@@ -352,9 +355,12 @@ def run(
         else:
             writer = RunWriter.create(run_dir, config, columns, manifest)
         try:
-            return _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, shared, stop, progress)
+            result = _loop(config, run_dir, writer, manifest, checkpoint, map_function, batches, shared, stop, progress)
         finally:
             writer.close()
+    if result.finished and config.refine.generations:
+        return _refine_stage(config, run_dir, result, progress)
+    return result
 
 
 def _loop(
@@ -470,11 +476,63 @@ def _loop(
             [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": expand(ind, genome)}
              for ind in hall_of_fame],
         )
-        manifest.update(status="finished", finished=now_iso())
+        if config.refine.generations:
+            manifest.update(status="refining")  # finished once _refine_stage is done
+        else:
+            manifest.update(status="finished", finished=now_iso())
     else:
         manifest.update(status="interrupted")
     writer.write_manifest(manifest)
     return RunResult(run_dir, logbook, hall_of_fame, population, finished, done)
+
+
+RESTARTS = "restarts"  # the refinement's restarts: run directories restarts/1, restarts/2, ...
+
+
+def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: ProgressFactory | None) -> RunResult:
+    """Runs the restarts, then the refinement from the run's best table (see :mod:`ga.refine`).
+
+    Each restart is a run of its own under restarts/ (resumable like any);
+    the refined table replaces best_weights.csv, the GA's is kept in
+    ga_best_weights.csv. The result is finished once both are done.
+    """
+    tables = []
+    for restart in range(1, config.refine.restarts + 1):
+        done = _restart(config, run_dir / RESTARTS / str(restart), restart, progress)
+        if not done:
+            return dataclasses.replace(result, finished=False)
+        tables.append(load_weights(run_dir / RESTARTS / str(restart) / BEST))
+    ga_best = (run_dir / BEST).read_text(encoding="utf-8")  # written by the run just now (again when resumed)
+    with StopRequest().installed() as stop:
+        refined = refine.refine(config, run_dir, load_weights(run_dir / BEST), tables, resolve_workers(config),
+                                should_stop=lambda: stop.signal is not None, progress=progress)
+    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    if refined is None:
+        manifest.update(status="interrupted")
+        atomic_write(run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        return dataclasses.replace(result, finished=False)
+    atomic_write(run_dir / refine.GA_BEST, ga_best)
+    table, rows = refined
+    atomic_write(run_dir / BEST, format_weights(table, "csv"))
+    manifest.update(status="finished", finished=now_iso(), refine_generations=len(rows),
+                    refine_games=sum(row["games"] for row in rows),
+                    refine_s=round(sum(row["generation_s"] for row in rows), 3))
+    atomic_write(run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    return result
+
+
+def _restart(config: Config, path: Path, restart: int, progress: ProgressFactory | None) -> bool:
+    """Runs or continues one restart; returns whether it is finished."""
+    seed = refine.restart_seed(config.experiment.seed, restart)
+    restart_config = dataclasses.replace(with_overrides(config, seed=seed), refine=RefineConfig())
+    if not (path / CHECKPOINT).is_file():
+        return run(restart_config, path, progress=progress).finished
+    manifest = read_manifest(path)
+    if manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations:
+        return True
+    saved = read_config(path)
+    return run(restart_config, path, resume=True, progress=progress,
+               save_config=restart_config if restart_config != saved else None).finished
 
 
 def _individuals(genes: Sequence[Sequence[float]], values: Sequence[float | None], born: Sequence[int]) -> list[Any]:

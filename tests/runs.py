@@ -10,9 +10,9 @@ from typing import Any
 REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
 
 
-def generations_without_timings(run_dir: Path) -> list[list[str]]:
-    """Returns generations.csv without its ``*_s`` timing columns."""
-    with open(run_dir / "generations.csv", newline="", encoding="utf-8") as handle:
+def generations_without_timings(run_dir: Path, name: str = "generations.csv") -> list[list[str]]:
+    """Returns generations.csv (or another per-generation CSV) without its ``*_s`` timing columns."""
+    with open(run_dir / name, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     keep = [i for i, column in enumerate(rows[0]) if not column.endswith("_s")]
     return [[row[i] for i in keep] for row in rows]
@@ -24,6 +24,9 @@ def reproducible_state(run_dir: Path) -> dict[str, Any]:
     if (run_dir / "final.csv").exists():  # runs with a final tournament
         state["final.csv"] = (run_dir / "final.csv").read_bytes()
     state["generations.csv"] = generations_without_timings(run_dir)
+    if (run_dir / "refine.csv").exists():  # refined runs
+        state["refine.csv"] = generations_without_timings(run_dir, "refine.csv")
+        state["ga_best_weights.csv"] = (run_dir / "ga_best_weights.csv").read_bytes()
     return state
 
 

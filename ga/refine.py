@@ -1,0 +1,252 @@
+"""Refinement: CMA-ES from a run's best table on a held-in panel.
+
+The GA's coevolution finds tables that beat each other; its best table is
+then tuned by DEAP's CMA-ES (``cma.Strategy``) on a panel of three groups:
+
+- ``opponents``: fixed player specs (e.g. ``wpc:1@classic``), both players at ``eps``;
+- ``restarts``: the best tables of independent runs of the same experiment
+  (other seeds), both players at ``eps``: opponents the run never met;
+- random U(-1, 1) tables, both players at eps 0, each played in both colours.
+
+A candidate's score is the weighted mean of its three group scores. Every
+generation plays new games (new seeds, new random tables): on fixed games
+the search learns those games. All candidates of a generation play the
+same games (common random numbers). The search moves the genome's free
+genes, starting from the best table scaled to a largest weight of 1; the
+result is the final centroid, CMA-ES's estimate of the optimum, which no
+selection on its own games ever touched.
+
+Every generation is written to refine.csv and refine_state.json, so an
+interrupted refinement continues where it stopped with the same result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from deap import base, cma, creator
+
+from engine import Player, build_player, play_match
+from ga.config import Config, RefineConfig
+from ga.evaluation import _opponent_spec, game_seeds, random_tables
+from ga.fitness import derive_seed
+from ga.genome import contract, expand
+from ga.runio import atomic_write
+from ga.stats import MatchSummary
+from ga.weights import load_weights
+
+REFINE = 8  # stream of the run seed (7 is random-table games', 6 the final tournament's)
+RESTART = 9  # stream of the restarts' seeds
+GROUPS = ("opponents", "restarts", "random_tables")
+REFINE_CSV = "refine.csv"
+REFINE_STATE = "refine_state.json"
+GA_BEST = "ga_best_weights.csv"
+CHUNK = 128  # games of one task against one opponent (even: colours alternate)
+JOB = 64  # tasks one thread plays at a time  # the GA's best table, which the refinement started from
+
+if not hasattr(creator, "RefineFitness"):
+    creator.create("RefineFitness", base.Fitness, weights=(1.0,))
+    creator.create("RefineCandidate", list, fitness=creator.RefineFitness)
+
+
+def restart_seed(seed: int, restart: int) -> int:
+    """Returns the seed of restart ``restart`` (1, 2, ...) of a run seeded ``seed``."""
+    return derive_seed(seed, RESTART, restart) % 2**31  # short: it is shown in the restart's config.toml
+
+
+@dataclass
+class Panel:
+    """The players a candidate meets: fixed opponents and the restarts' best tables."""
+
+    opponents: list[Player]
+    restarts: list[Player]
+
+    @classmethod
+    def build(cls, refine: RefineConfig, restart_tables: Sequence[npt.ArrayLike]) -> Panel:
+        opponents = [build_player(_opponent_spec(spec, refine.eps), load_weights=load_weights)
+                     for spec in refine.opponents]
+        restarts = [Player("nhand_custom", 1, np.asarray(table, dtype=np.float64), refine.eps)
+                    for table in restart_tables]
+        return cls(opponents, restarts)
+
+
+def _games_each(games: int, players: int) -> int:
+    return max(2, games // players) if players else 0
+
+
+def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: int) -> list[tuple[str, int, Any, Any]]:
+    """Returns one generation's games for any candidate: (group, index, opponent player, seeds).
+
+    The same for every candidate of the generation; new each generation.
+    """
+    games_seed = derive_seed(seed, REFINE, generation)
+    tasks: list[tuple[str, int, Any, Any]] = []
+    for group, players in (("opponents", panel.opponents), ("restarts", panel.restarts)):
+        weight = refine.weight_opponents if group == "opponents" else refine.weight_restarts
+        if not weight:
+            continue
+        count = _games_each(refine.games, len(players))
+        for index, player in enumerate(players):
+            seeds = game_seeds(derive_seed(games_seed, GROUPS.index(group)), index, count)
+            # In even slices, so that colours alternate within each and threads share the work.
+            tasks.extend((group, index, player, seeds[at:at + CHUNK]) for at in range(0, count, CHUNK))
+    if refine.weight_random_tables:
+        count = max(1, refine.games // 2)
+        tables = random_tables(derive_seed(games_seed, 2) % 2**63, count)
+        seeds = game_seeds(derive_seed(games_seed, 2), 0, 2 * count)
+        for index, table in enumerate(tables):
+            tasks.append(("random_tables", index, Player("nhand_custom", 1, table, 0.0), seeds[2 * index:2 * index + 2]))
+    return tasks
+
+
+def panel_scores(
+    refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[tuple[str, int, Any, Any]], workers: int
+) -> npt.NDArray[np.float64]:
+    """Returns each table's score against each group of the panel (rows: tables; NaN: group not played)."""
+    learners = [(Player("nhand_custom", 1, np.asarray(t, dtype=np.float64), refine.eps),
+                 Player("nhand_custom", 1, np.asarray(t, dtype=np.float64), 0.0)) for t in tables]
+    jobs = [(c, slice(start, start + JOB)) for c in range(len(tables)) for start in range(0, len(tasks), JOB)]
+
+    def play(job: tuple[int, slice]) -> list[tuple[str, npt.NDArray[np.int32]]]:
+        candidate, part = job
+        at_eps, greedy = learners[candidate]
+        out = []
+        for group, _, opponent, seeds in tasks[part]:
+            colours = (np.arange(len(seeds)) % 2).astype(np.uint8)
+            out.append((group, play_match(greedy if group == "random_tables" else at_eps, opponent, seeds, colours)))
+        return out
+
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            results = list(pool.map(play, jobs))
+    else:
+        results = [play(job) for job in jobs]
+    scores = np.full((len(tables), len(GROUPS)), np.nan)
+    diffs: dict[tuple[int, str], list[Any]] = {}
+    for (candidate, _), played in zip(jobs, results):
+        for group, result in played:
+            diffs.setdefault((candidate, group), []).append(result)
+    for (candidate, group), parts in diffs.items():
+        scores[candidate, GROUPS.index(group)] = MatchSummary.from_disc_diffs(
+            group, np.concatenate(parts).tolist()).score
+    return scores
+
+
+def combined(refine: RefineConfig, scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Returns the weighted mean of the group scores (rows of ``scores``)."""
+    weights = np.array([refine.weight_opponents, refine.weight_restarts, refine.weight_random_tables])
+    return np.nansum(scores * weights, axis=1) / weights.sum()
+
+
+# --- state -------------------------------------------------------------------------
+
+
+ARRAY = "__ndarray__"  # marks a numpy array in the saved strategy (which also holds a dict: its params)
+
+
+def _encode(strategy: cma.Strategy) -> dict[str, Any]:
+    state = {}
+    for key, value in vars(strategy).items():
+        if isinstance(value, np.ndarray):
+            state[key] = {ARRAY: value.tolist()}
+        elif isinstance(value, np.generic):
+            state[key] = value.item()
+        else:
+            state[key] = value
+    return state
+
+
+def _decode(state: dict[str, Any]) -> cma.Strategy:
+    strategy = cma.Strategy.__new__(cma.Strategy)
+    for key, value in state.items():
+        is_array = isinstance(value, dict) and list(value) == [ARRAY]
+        setattr(strategy, key, np.array(value[ARRAY]) if is_array else value)
+    return strategy
+
+
+def read_state(run_dir: Path, start: npt.NDArray[np.float64]) -> tuple[int, cma.Strategy, list[dict[str, Any]]] | None:
+    """Returns (next generation, strategy, rows) saved in ``run_dir``, or None (none, or from another start)."""
+    path = run_dir / REFINE_STATE
+    if not path.is_file():
+        return None
+    state = json.loads(path.read_text(encoding="utf-8"))
+    if state["start"] != start.tolist():
+        return None  # the GA's best table changed (the run was extended): start again
+    return state["generation"] + 1, _decode(state["strategy"]), state["rows"]
+
+
+def write_state(run_dir: Path, start: npt.NDArray[np.float64], generation: int, strategy: cma.Strategy,
+                rows: list[dict[str, Any]]) -> None:
+    """Writes refine.csv and then refine_state.json (which the next generation continues from)."""
+    import pandas as pd
+
+    atomic_write(run_dir / REFINE_CSV, pd.DataFrame(rows).to_csv(index=False))
+    state = {"generation": generation, "start": start.tolist(), "strategy": _encode(strategy), "rows": rows}
+    atomic_write(run_dir / REFINE_STATE, json.dumps(state) + "\n")
+
+
+# --- the search --------------------------------------------------------------------
+
+
+def refine(
+    config: Config, run_dir: Path, start_table: npt.ArrayLike, restart_tables: Sequence[npt.ArrayLike], workers: int,
+    should_stop: Callable[[], bool] = lambda: False, progress: Callable[[int, int], Any] | None = None,
+) -> tuple[npt.NDArray[np.float64], list[dict[str, Any]]] | None:
+    """Runs (or continues) the refinement; returns the refined table and refine.csv's rows, or None if stopped first.
+
+    ``progress(start, total)`` makes a bar that is updated like the run's.
+    """
+    refine_config, genome, seed = config.refine, config.population.genome, config.experiment.seed
+    genes = contract(np.asarray(start_table, dtype=np.float64), genome)
+    start = genes / np.abs(genes).max()
+    panel = Panel.build(refine_config, restart_tables)
+    saved = read_state(run_dir, start)
+    if saved is None:
+        first, rows = 0, []
+        strategy = cma.Strategy(centroid=start.tolist(), sigma=refine_config.sigma, lambda_=refine_config.candidates)
+    else:
+        first, strategy, rows = saved
+    bar = progress(first, refine_config.generations) if progress else None
+    try:
+        return _search(config, run_dir, start, strategy, rows, first, panel, workers, should_stop, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _search(config: Config, run_dir: Path, start: npt.NDArray[np.float64], strategy: cma.Strategy,
+            rows: list[dict[str, Any]], first: int, panel: Panel, workers: int, should_stop: Callable[[], bool],
+            bar: Any) -> tuple[npt.NDArray[np.float64], list[dict[str, Any]]] | None:
+    refine_config, genome, seed = config.refine, config.population.genome, config.experiment.seed
+    for generation in range(first, refine_config.generations):
+        started = time.perf_counter()
+        # DEAP's CMA-ES samples from numpy's global generator: seeded per generation, so a resumed search matches.
+        np.random.seed(derive_seed(seed, REFINE, generation, 1) % 2**32)
+        candidates = strategy.generate(creator.RefineCandidate)
+        tasks = generation_tasks(refine_config, panel, seed, generation)
+        scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers)
+        values = combined(refine_config, scores)
+        for candidate, value in zip(candidates, values):
+            candidate.fitness.values = (float(value),)
+        strategy.update(candidates)
+        leader = int(np.argmax(values))
+        row = {"generation": generation, "games": int(sum(len(t[3]) for t in tasks)) * len(candidates),
+               "score_mean": float(values.mean()), "score_best": float(values[leader]),
+               **{f"best_{group}": float(scores[leader, g]) for g, group in enumerate(GROUPS)},
+               "sigma": float(strategy.sigma), "generation_s": round(time.perf_counter() - started, 3),
+               **{f"centroid_{i}": float(g) for i, g in enumerate(strategy.centroid)}}
+        rows.append(row)
+        write_state(run_dir, start, generation, strategy, rows)
+        if bar is not None:
+            bar.update({"games": row["games"], "win_rate": row["score_mean"], "best_fitness": row["score_best"]})
+        if should_stop() and generation + 1 < refine_config.generations:
+            return None
+    return expand(list(strategy.centroid), genome), rows

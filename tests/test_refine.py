@@ -1,0 +1,235 @@
+"""The refinement stage: CMA-ES from the run's best table on a held-in panel, with restarts."""
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine import Player, play_match
+from ga import refine
+from ga.config import ConfigError, RefineConfig, config_from_dict
+from ga.evolve import evolve, resume
+from ga.genome import expand
+from ga.stats import MatchSummary
+from ga.weights import load_weights
+from runs import assert_same_run, generations_without_timings
+from test_resume import SignalAfter
+
+
+def tiny(**refine_keys: Any) -> dict[str, Any]:
+    """A tiny sym8 experiment refined for 3 generations against one opponent, 2 restarts and random tables."""
+    return {
+        "experiment": {"name": "tiny", "seed": 3, "generations": 3, "held_out_claim": True},
+        "population": {"size": 6, "parents": 4, "genome": "sym8"},
+        "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1},
+        "fitness": {"opponents": ["nhand:1"], "draw": "all", "games_per_opponent": 2, "colours": "both"},
+        "compute": {"workers": 1},
+        "refine": {"generations": 3, "restarts": 2, "candidates": 4, "games": 40,
+                   "opponents": ["wpc:1@classic"]} | refine_keys,
+    }
+
+
+@pytest.fixture(scope="module")
+def refined(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run_dir = tmp_path_factory.mktemp("refined") / "run"
+    assert evolve(config_from_dict(tiny()), out=run_dir).finished
+    return run_dir
+
+
+# --- config ---------------------------------------------------------------------------------------
+
+
+def test_refine_keys_parse_and_default_to_off() -> None:
+    assert config_from_dict({}).refine == RefineConfig()
+    assert RefineConfig().generations == 0
+    config = config_from_dict(tiny(sigma=0.2, weight_random_tables=0.0))
+    assert config.refine.sigma == 0.2 and config.refine.opponents == ("wpc:1@classic",)
+
+
+@pytest.mark.parametrize("keys, message", [
+    ({"opponents": ["wpc:1@lr06"]}, "refine.opponents[0]': opponent 'wpc:1@lr06' uses held-out 'lr06'"),
+    ({"opponents": ["random"]}, "uses held-out 'random'"),
+    ({"opponents": []}, "'refine.opponents' must list at least one player spec"),
+    ({"restarts": 0}, "'refine.restarts' must be at least 1"),
+    ({"weight_opponents": 0.0, "weight_restarts": 0.0, "weight_random_tables": 0.0}, "must not all be 0"),
+    ({"sigmaa": 0.1}, "did you mean 'refine.sigma'"),
+    ({"candidates": 1}, "'refine.candidates' must be between 2 and 1000, got 1"),
+    ({"opponents": "wpc:1@classic"}, "'refine.opponents' must be an array of player specs"),
+])
+def test_bad_refine_keys_are_named(keys: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=None) as error:
+        config_from_dict(tiny(**keys))
+    assert message in str(error.value)
+
+
+def test_phase_genome_cannot_be_refined() -> None:
+    data = tiny()
+    data["population"]["genome"] = "phase"
+    with pytest.raises(ConfigError, match="refinement plays 64-weight tables"):
+        config_from_dict(data)
+
+
+# --- the panel ------------------------------------------------------------------------------------
+
+
+def panel_for(config: Any) -> refine.Panel:
+    tables = [np.linspace(-1, 1, 64), np.cos(np.arange(64))]
+    return refine.Panel.build(config.refine, tables)
+
+
+def test_a_generation_plays_new_games_the_same_for_every_candidate() -> None:
+    config = config_from_dict(tiny(games=300))
+    panel = panel_for(config)
+    first = refine.generation_tasks(config.refine, panel, 3, 0)
+    again = refine.generation_tasks(config.refine, panel, 3, 0)
+    later = refine.generation_tasks(config.refine, panel, 3, 1)
+    seeds = [np.concatenate([t[3] for t in tasks]) for tasks in (first, again, later)]
+    assert np.array_equal(seeds[0], seeds[1]) and not np.array_equal(seeds[0], seeds[2])
+    games = {group: sum(len(t[3]) for t in first if t[0] == group) for group in refine.GROUPS}
+    # 300 games against the one opponent, 150 against each restart, 150 random tables twice.
+    assert games == {"opponents": 300, "restarts": 300, "random_tables": 300}
+    assert all(len(t[3]) % 2 == 0 for t in first)  # every slice alternates colours
+    tables = [tuple(t[2].weights) for t in first if t[0] == "random_tables"]
+    assert len(set(tables)) == 150 and all(t[2].eps == 0.0 for t in first if t[0] == "random_tables")
+    assert all(t[2].eps == config.refine.eps for t in first if t[0] != "random_tables")
+
+
+def test_a_group_without_weight_is_not_played() -> None:
+    config = config_from_dict(tiny(weight_restarts=0.0))
+    tasks = refine.generation_tasks(config.refine, panel_for(config), 3, 0)
+    assert {t[0] for t in tasks} == {"opponents", "random_tables"}
+
+
+def test_panel_scores_are_the_scores_of_the_games_played() -> None:
+    config = config_from_dict(tiny(games=60, eps=0.2))
+    tasks = refine.generation_tasks(config.refine, panel_for(config), 5, 2)
+    tables = [np.cos(np.arange(64) * 0.3), np.sin(np.arange(64))]
+    scores = refine.panel_scores(config.refine, tables, tasks, workers=1)
+    assert np.array_equal(scores, refine.panel_scores(config.refine, tables, tasks, workers=2))
+    for row, table in enumerate(tables):
+        for column, group in enumerate(refine.GROUPS):
+            # The learner plays at the panel's eps, except against random tables (eps 0, as in expected utility).
+            learner = Player("nhand_custom", 1, table, 0.0 if group == "random_tables" else 0.2)
+            diffs = np.concatenate([play_match(learner, t[2], t[3], (np.arange(len(t[3])) % 2).astype(np.uint8))
+                                    for t in tasks if t[0] == group])
+            assert scores[row, column] == MatchSummary.from_disc_diffs(group, diffs.tolist()).score
+    weighted = (scores[:, 0] * 1 + scores[:, 1] * 1 + scores[:, 2] * 2) / 4
+    assert np.allclose(refine.combined(config.refine, scores), weighted)
+
+
+def test_restart_seeds_are_distinct_and_derived_from_the_run_seed() -> None:
+    seeds = [refine.restart_seed(7, k) for k in range(1, 9)]
+    assert len(set(seeds)) == 8 and 7 not in seeds
+    assert seeds == [refine.restart_seed(7, k) for k in range(1, 9)]
+    assert refine.restart_seed(8, 1) != seeds[0]
+
+
+# --- the stage in a run ---------------------------------------------------------------------------
+
+
+def test_a_refined_run_keeps_the_gas_table_and_writes_the_centroid(refined: Path, tmp_path: Path) -> None:
+    plain = tiny()
+    del plain["refine"]
+    evolve(config_from_dict(plain), out=tmp_path / "plain")
+    # The GA part is the same run: its best table is kept in ga_best_weights.csv.
+    assert (refined / "ga_best_weights.csv").read_bytes() == (tmp_path / "plain" / "best_weights.csv").read_bytes()
+    rows = generations_without_timings(refined, "refine.csv")
+    assert [row[0] for row in rows[1:]] == ["0", "1", "2"]
+    header = rows[0]
+    last = dict(zip(header, rows[-1]))
+    genes = [float(last[f"centroid_{i}"]) for i in range(10)]
+    assert np.array_equal(load_weights(refined / "best_weights.csv"), expand(genes, "sym8"))
+    assert not np.allclose(load_weights(refined / "best_weights.csv"), load_weights(refined / "ga_best_weights.csv"))
+    saved = json.loads((refined / "manifest.json").read_text())
+    assert saved["status"] == "finished" and saved["refine_generations"] == 3
+    assert saved["refine_games"] == sum(int(dict(zip(header, row))["games"]) for row in rows[1:])
+
+
+def test_restarts_are_runs_of_the_experiment_with_derived_seeds(refined: Path) -> None:
+    for k in (1, 2):
+        saved = config_from_dict(__import__("tomllib").loads((refined / "restarts" / str(k) / "config.toml").read_text()))
+        assert saved.experiment.seed == refine.restart_seed(3, k)
+        assert saved.refine.generations == 0 and saved.experiment.generations == 3
+        assert json.loads((refined / "restarts" / str(k) / "manifest.json").read_text())["status"] == "finished"
+
+
+def test_a_refined_run_is_reproducible_with_any_number_of_workers(refined: Path, tmp_path: Path) -> None:
+    evolve(config_from_dict(tiny()), out=tmp_path / "again", workers=2)
+    assert_same_run(tmp_path / "again", refined)
+    for k in (1, 2):
+        assert_same_run(tmp_path / "again" / "restarts" / str(k), refined / "restarts" / str(k))
+
+
+@pytest.mark.parametrize("stop_at", [0, 1])
+def test_an_interrupted_refinement_resumes_to_the_same_files(refined: Path, tmp_path: Path, stop_at: int) -> None:
+    run_dir = tmp_path / "run"
+    stopper = SignalAfter(stop_at, signal.SIGINT)
+    seen: list[int] = []
+
+    def bar(start: int, total: int) -> Any:
+        # Restarts' bars count the GA's generations (3); the refinement's is the last one asked for.
+        seen.append(total)
+        return stopper if len(seen) == 4 else SignalAfter(-1, signal.SIGINT)
+
+    original = stopper.update
+    stopper.update = lambda record: original({"generation": len(refine_rows(run_dir)) - 1})  # type: ignore[method-assign]
+    result = evolve(config_from_dict(tiny()), out=run_dir, progress=bar)
+    assert not result.finished
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
+    assert len(refine_rows(run_dir)) == stop_at + 1
+    assert resume(run_dir).finished
+    assert_same_run(run_dir, refined)
+
+
+def refine_rows(run_dir: Path) -> list[list[str]]:
+    path = run_dir / "refine.csv"
+    return generations_without_timings(run_dir, "refine.csv")[1:] if path.exists() else []
+
+
+def test_an_interrupted_restart_resumes_to_the_same_files(refined: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    calls: list[int] = []
+
+    def bar(start: int, total: int) -> Any:
+        calls.append(total)
+        return SignalAfter(0 if len(calls) == 2 else -1, signal.SIGINT)  # the first restart, after generation 0
+
+    result = evolve(config_from_dict(tiny()), out=run_dir, progress=bar)
+    assert not result.finished and not (run_dir / "refine.csv").exists()
+    assert resume(run_dir).finished
+    assert_same_run(run_dir, refined)
+    for k in (1, 2):
+        assert_same_run(run_dir / "restarts" / str(k), refined / "restarts" / str(k))
+
+
+def test_the_refined_table_scores_better_on_the_panel_than_the_start(tmp_path: Path) -> None:
+    # A weak start (a 1-generation GA) against random tables only: CMA-ES must move towards stronger tables.
+    data = tiny(generations=12, candidates=8, games=200, sigma=0.3, weight_opponents=0.0, weight_restarts=0.0,
+                restarts=0, opponents=[])
+    data["experiment"]["generations"] = 1
+    config = config_from_dict(data)
+    evolve(config, out=tmp_path / "run")
+    tasks = refine.generation_tasks(config.refine, refine.Panel.build(config.refine, []), 99, 0)
+    tasks = [t for t in tasks] + refine.generation_tasks(config.refine, refine.Panel.build(config.refine, []), 99, 1)
+    start, final = (load_weights(tmp_path / "run" / name) for name in ("ga_best_weights.csv", "best_weights.csv"))
+    before, after = refine.panel_scores(config.refine, [start, final], tasks, workers=2)[:, 2]
+    assert after > before + 0.05, (before, after)
+
+
+def test_evaluate_counts_the_panel_as_training() -> None:
+    from ga.evaluation import trained_on_random_tables, training_overlap
+
+    data = tiny(opponents=["wpc:1@heuristic"])
+    data["experiment"]["held_out_claim"] = False  # heuristic is held out: allowed only without the claim
+    config = config_from_dict(data)
+    assert training_overlap(config, ["wpc:1@heuristic", "wpc:1@classic"]) == ["wpc:1@heuristic"]
+    assert trained_on_random_tables(config)
+    assert not trained_on_random_tables(config_from_dict(tiny(weight_random_tables=0.0)))
+    off = tiny()
+    off["refine"]["generations"] = 0
+    assert training_overlap(config_from_dict(off | {"experiment": data["experiment"]}), ["wpc:1@classic"]) == []
+    assert not trained_on_random_tables(config_from_dict(off))
