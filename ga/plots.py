@@ -41,6 +41,7 @@ __all__ = [
     "FIGURE_SIZES",
     "OPPONENT_PREFIX",
     "PLOT_FORMATS",
+    "REFINE_FIGURE",
     "RUN_FIGURES",
     "draw_weights",
     "experiment_name",
@@ -67,6 +68,7 @@ FIGURE_SIZES: dict[str, tuple[float, float]] = {
     "weights": (6.5, 5.5),
     "weights_phases": (12.0, 5.5),
     "compare": (10.0, 5.0),
+    "refine": (10.0, 7.0),
 }
 #: The figures :func:`plot_run` draws, by file stem, in the order it draws them.
 RUN_FIGURES = (
@@ -77,6 +79,8 @@ RUN_FIGURES = (
     "best_weights",
     "mean_weights",
 )
+#: Drawn after :data:`RUN_FIGURES` for refined runs (those with refine.csv).
+REFINE_FIGURE = "refine"
 # Margins in inches around the axes of each figure kind: left (y tick labels and
 # label), right, bottom (x tick labels and label), top without the title, and the
 # gap between stacked axes. Measured for the default 10 pt DejaVu Sans.
@@ -87,6 +91,7 @@ _MARGINS: dict[str, dict[str, float]] = {
     # Fitness tick labels can be wider ("-0.25", "-100") than the fixed 0..1 of win rates.
     "fitness": {"left": 0.8, "right": 0.2, "bottom": 0.5, "top": 0.1, "gap": 0.15},
     "compare": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
+    "refine": {"left": 0.8, "right": 0.2, "bottom": 0.5, "top": 0.1, "gap": 0.15},
 }
 # Heatmap layout in inches: the margin left of each board (rank labels), the space
 # above the boards for the file labels (plus a phase title for two boards), the
@@ -366,6 +371,13 @@ def plot_run(
             continue
         written += plot_weights(load_weights(weights_path), out_dir / f"{stem}.{fmt}",
                                 title=f"Weights of the {description}: {label}")
+
+    refine_path = run_dir / "refine.csv"
+    if REFINE_FIGURE in selected and refine_path.is_file():
+        written.append(_save(_refine_figure(pd.read_csv(refine_path), label), out_dir / f"{REFINE_FIGURE}.{fmt}"))
+    elif figures is not None and REFINE_FIGURE in selected:
+        warnings.warn(f"{refine_path} does not exist (the run has no [refine]); skipping {REFINE_FIGURE}",
+                      stacklevel=2)
     return written
 
 
@@ -427,13 +439,14 @@ def _select_figures(figures: Sequence[str] | None) -> frozenset[str]:
 
     :raises ValueError: naming the first unknown stem.
     """
+    known = (*RUN_FIGURES, REFINE_FIGURE)
     if figures is None:
-        return frozenset(RUN_FIGURES)
+        return frozenset(known)
     if isinstance(figures, str):
         figures = (figures,)  # one stem, not a sequence of one-letter names
     for name in figures:
-        if name not in RUN_FIGURES:
-            raise ValueError(f"unknown figure {name!r}; use some of {', '.join(RUN_FIGURES)}")
+        if name not in known:
+            raise ValueError(f"unknown figure {name!r}; use some of {', '.join(known)}")
     return frozenset(figures)
 
 
@@ -490,6 +503,27 @@ def _fitness_figure(generations: pd.DataFrame, label: str) -> Figure:
     diversity_axes.set_ylabel("diversity")
     diversity_axes.set_xlabel("generation")
     diversity_axes.grid(alpha=0.3)
+    return figure
+
+
+def _refine_figure(rows: pd.DataFrame, label: str) -> Figure:
+    """Returns the refinement's panel scores per CMA-ES generation above its step size."""
+    figure, (score_axes, sigma_axes) = _new_axes(
+        "refine", f"Refinement (CMA-ES on the panel): {label}", height_ratios=(2.0, 1.0))
+    generation = rows["generation"]
+    score_axes.plot(generation, rows["score_mean"], lw=1.8, color="black", label="candidates' mean score")
+    for column, colour in (("best_opponents", "tab:blue"), ("best_restarts", "tab:orange"),
+                           ("best_random_tables", "tab:green")):
+        if rows[column].notna().any():
+            label_text = "best candidate vs " + column.removeprefix("best_").replace("_", " ")
+            score_axes.plot(generation, rows[column], lw=1.0, alpha=0.8, color=colour, label=label_text)
+    score_axes.set_ylabel("score (draw = 1/2)")
+    score_axes.grid(alpha=0.3)
+    score_axes.legend(loc="best", fontsize=9)
+    sigma_axes.plot(generation, rows["sigma"], color="tab:purple", lw=1.8)
+    sigma_axes.set_ylabel("sigma")
+    sigma_axes.set_xlabel("CMA-ES generation")
+    sigma_axes.grid(alpha=0.3)
     return figure
 
 

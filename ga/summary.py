@@ -33,17 +33,21 @@ RUN_FILES: dict[str, str] = {
     "generations.csv": "one row per generation: win rates, fitness, diversity, timings",
     "games.csv": "every game: generation, individual, opponent, colour, seed, disc_diff",
     "population.csv": "the last population, one row of weights per individual",
-    "best_weights.csv": "the best individual's table (8x8, rank 1 first)",
+    "best_weights.csv": "the best table (8x8, rank 1 first); refined with [refine]",
     "mean_weights.csv": "the population mean table (8x8, rank 1 first)",
     "hall_of_fame.csv": "the best individuals seen",
     "final.csv": "the final tournament that chose the best table ([final] games)",
+    "ga_best_weights.csv": "the GA's best table, where the refinement started ([refine])",
+    "refine.csv": "one row per refinement generation: panel scores, sigma, centroid ([refine])",
+    "refine_state.json": "the refinement's state to resume from ([refine])",
+    "restarts": "the refinement's restarts: one run directory each ([refine])",
     "checkpoint.json": "the state to resume from",
     "plots": "figures (othello-ga plot)",
 }
 
 
-#: Files only some runs have (final.csv: with a final tournament).
-OPTIONAL = ("plots", "final.csv")
+#: Files only some runs have (final.csv: with a final tournament; the refinement's: with [refine]).
+OPTIONAL = ("plots", "final.csv", "ga_best_weights.csv", "refine.csv", "refine_state.json", "restarts")
 
 
 def check_run_dir(run_dir: str | os.PathLike[str]) -> Path:
@@ -112,6 +116,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
         ("generations", _generations_done(manifest, generations)),
         ("games played", _games_played(manifest, generations)),
         ("wall time", _wall_time(manifest)),
+        *([("refinement", _refinement(manifest))] if "refine_generations" in manifest else []),
         ("started", _text(manifest.get("started"))),
         ("finished", _text(manifest.get("finished")) if manifest.get("finished") else "-"),
     ]
@@ -176,7 +181,15 @@ def _status(manifest: dict[str, Any]) -> str:
         return "running (or killed without a chance to record it)"
     if status == "interrupted":
         return "interrupted (resume from checkpoint.json)"
+    if status == "refining":
+        return "refining (or stopped while refining: othello-ga resume finishes it)"
     return str(status)
+
+
+def _refinement(manifest: dict[str, Any]) -> str:
+    seconds = manifest.get("refine_s")
+    wall = f", {seconds:.0f} s" if isinstance(seconds, (int, float)) else ""
+    return f"{manifest['refine_generations']} CMA-ES generations, {manifest.get('refine_games', '?'):,} games{wall}"
 
 
 def _generations_done(manifest: dict[str, Any], generations: pd.DataFrame | None) -> str:

@@ -233,3 +233,22 @@ def test_evaluate_counts_the_panel_as_training() -> None:
     off["refine"]["generations"] = 0
     assert training_overlap(config_from_dict(off | {"experiment": data["experiment"]}), ["wpc:1@classic"]) == []
     assert not trained_on_random_tables(config_from_dict(off))
+
+
+def test_plots_and_summary_show_the_refinement(refined: Path, tmp_path: Path) -> None:
+    from ga.plots import RUN_FIGURES, plot_run
+    from ga.summary import summarize_run
+
+    written = plot_run(refined, tmp_path / "plots")
+    assert [path.stem for path in written] == [*RUN_FIGURES, "refine"]
+    plain = tiny()
+    del plain["refine"]
+    evolve(config_from_dict(plain), out=tmp_path / "plain")
+    with pytest.warns(UserWarning, match=r"has no \[refine\]\); skipping refine"):
+        assert plot_run(tmp_path / "plain", tmp_path / "plain-plots", figures=["refine"]) == []
+    assert "refine" not in [path.stem for path in plot_run(tmp_path / "plain", tmp_path / "all-plots")]
+    text = summarize_run(refined)
+    games = json.loads((refined / "manifest.json").read_text())["refine_games"]
+    assert f"refinement    3 CMA-ES generations, {games:,} games" in text
+    assert "ga_best_weights.csv" in text and "refine.csv" in text
+    assert "refinement" not in summarize_run(tmp_path / "plain")
