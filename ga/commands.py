@@ -420,7 +420,8 @@ def evaluate(
             )
         if random_tables:
             warn(
-                f"run '{run_dir}' trained against random U(-1, 1) tables (fitness.random_table_games); "
+                f"run '{run_dir}' trained against random U(-1, 1) tables "
+                "(fitness.random_table_games or the [refine] panel); "
                 "expected utility plays fresh tables of that distribution, not unseen kinds of opponent"
             )
     summaries = evaluate_player(

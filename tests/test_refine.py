@@ -252,3 +252,17 @@ def test_plots_and_summary_show_the_refinement(refined: Path, tmp_path: Path) ->
     assert f"refinement    3 CMA-ES generations, {games:,} games" in text
     assert "ga_best_weights.csv" in text and "refine.csv" in text
     assert "refinement" not in summarize_run(tmp_path / "plain")
+
+
+def test_evaluate_warns_that_a_refined_run_trained_on_its_panel(refined: Path) -> None:
+    from click.testing import CliRunner
+
+    from ga.commands import evaluate
+
+    runner = CliRunner()
+    eu = runner.invoke(evaluate, [str(refined), "--protocol", "eu", "--games", "10", "--workers", "1"])
+    assert eu.exit_code == 0, eu.output
+    assert "trained against random U(-1, 1) tables (fitness.random_table_games or the [refine] panel)" in eu.stderr
+    classic = runner.invoke(evaluate, [str(refined), "--vs", "wpc:1@classic", "--games", "10", "--workers", "1"])
+    assert classic.exit_code == 0, classic.output
+    assert "'wpc:1@classic' was a training opponent" in classic.stderr
