@@ -124,7 +124,7 @@ def _one_line_errors(function: Function) -> Function:
 
 REFERENCE = "reference"  # the shipped results of results/reference/
 REFERENCE_WHICH = ("strong", "seed2021")
-WHICH = ("best", "mean", *REFERENCE_WHICH)
+WHICH = ("best", "mean", "ga_best", *REFERENCE_WHICH)  # ga_best: a refined run's table before refinement
 
 
 def builtin_table(name: str) -> npt.NDArray[np.float64] | None:
@@ -158,7 +158,7 @@ def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.fl
     path = Path(source)
     if source == REFERENCE and not path.exists():
         # The shipped results (results/reference/): strong.toml's table, or seed2021's.
-        if which == "mean":
+        if which in ("mean", "ga_best"):
             raise ValueError("the reference has one table per experiment; use --which strong or --which seed2021")
         name = REFERENCE if which in ("best", "strong") else f"{REFERENCE}-{which}"
         return np.array(TABLES[name], dtype=np.float64), f"built-in table {name}"
@@ -169,8 +169,9 @@ def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.fl
         table_path = run_dir / f"{which}_weights.csv"
         if not table_path.is_file():
             raise RunDirError(
-                f"run '{source}' has no {table_path.name} (it stopped before writing it); "
-                "resume the run or export a weights file"
+                f"run '{source}' has no {table_path.name} "
+                + ("(it has no [refine] stage, or has not finished it); use --which best"
+                   if which == "ga_best" else "(it stopped before writing it); resume the run or export a weights file")
             )
         return load_weights(table_path), str(table_path)
     if source and (path.exists() or _looks_like_path(source)):
@@ -325,8 +326,8 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None) ->
 @click.argument("source")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="Output format.")
 @click.option("--which", type=click.Choice(WHICH), default="best", show_default=True,
-              help="Table of a run directory: best_weights.csv or mean_weights.csv; "
-                   "of 'reference': strong (= best) or seed2021.")
+              help="Table of a run directory: best_weights.csv, mean_weights.csv or (refined runs) "
+                   "ga_best_weights.csv; of 'reference': strong (= best) or seed2021.")
 @click.option("--scale", type=float, default=None,
               help="Scale so that the largest magnitude equals K.", metavar="K")
 @click.option("--round", "round_", is_flag=True, help="Round to integers (after --scale).")

@@ -266,3 +266,23 @@ def test_evaluate_warns_that_a_refined_run_trained_on_its_panel(refined: Path) -
     classic = runner.invoke(evaluate, [str(refined), "--vs", "wpc:1@classic", "--games", "10", "--workers", "1"])
     assert classic.exit_code == 0, classic.output
     assert "'wpc:1@classic' was a training opponent" in classic.stderr
+
+
+def test_export_gives_the_table_before_the_refinement(refined: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ga.commands import export
+    from ga.weights import parse_weights
+
+    runner = CliRunner()
+    before = runner.invoke(export, [str(refined), "--format", "csv", "--which", "ga_best"])
+    assert before.exit_code == 0, before.output
+    assert np.array_equal(parse_weights(before.stdout, "csv"), load_weights(refined / "ga_best_weights.csv"))
+    plain = tiny()
+    del plain["refine"]
+    evolve(config_from_dict(plain), out=tmp_path / "plain")
+    missing = runner.invoke(export, [str(tmp_path / "plain"), "--format", "csv", "--which", "ga_best"])
+    assert missing.exit_code == 2
+    assert "has no ga_best_weights.csv (it has no [refine] stage, or has not finished it); use --which best" in missing.output
+    reference = runner.invoke(export, ["reference", "--format", "csv", "--which", "ga_best"])
+    assert reference.exit_code == 2 and "use --which strong or --which seed2021" in reference.output
