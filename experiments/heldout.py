@@ -26,9 +26,11 @@ from ga.commands import resolve_weights  # noqa: E402
 from ga.evaluation import evaluate_player  # noqa: E402
 from ga.stats import MatchSummary  # noqa: E402
 
+STRONG = Path(__file__).resolve().parent.parent / "results" / "reference" / "strong"
 # (label, SOURCE for resolve_weights, --which)
 TABLES = [
     ("strong.toml (ours)", "reference", "strong"),
+    ("strong.toml before refinement (its GA)", str(STRONG / "ga_best_weights.csv"), "best"),
     ("seed2021.toml (the blog's GA)", "reference", "seed2021"),
     ("lr06 (Lucas & Runarsson 2006)", "lr06", "best"),
     ("sjk11 (Szubert et al. 2011)", "sjk11", "best"),

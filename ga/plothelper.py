@@ -142,7 +142,7 @@ def _draw(run_dir: str) -> list[Path]:
     drawing in parallel saved; one import and a fork at the end gets both.
     Without ``fork`` (not POSIX) this process draws them all.
     """
-    from ga.plots import RUN_FIGURES, plot_run
+    from ga.plots import REFINE_FIGURE, RUN_FIGURES, plot_run
 
     if not hasattr(os, "fork"):
         return plot_run(run_dir)
@@ -159,7 +159,10 @@ def _draw(run_dir: str) -> list[Path]:
         os._exit(0)
     os.close(write_end)
     try:
-        written = plot_run(run_dir, figures=[name for name in RUN_FIGURES if name not in FORK_SHARE])
+        mine = [name for name in RUN_FIGURES if name not in FORK_SHARE]
+        if (Path(run_dir) / "refine.csv").is_file():  # a refined run
+            mine.append(REFINE_FIGURE)
+        written = plot_run(run_dir, figures=mine)
     finally:
         with os.fdopen(read_end, "rb") as pipe:
             data = pipe.read()
@@ -168,4 +171,4 @@ def _draw(run_dir: str) -> list[Path]:
     if "written" not in theirs:
         raise RuntimeError(theirs["error"])
     written += [Path(path) for path in theirs["written"]]
-    return sorted(written, key=lambda path: RUN_FIGURES.index(path.stem))
+    return sorted(written, key=lambda path: (*RUN_FIGURES, REFINE_FIGURE).index(path.stem))

@@ -36,12 +36,13 @@ def test_shipped_runs_are_complete_and_made_by_their_experiment(run: str) -> Non
     assert shipped.experiment.seed == experiment.experiment.seed
     assert shipped.experiment.generations == experiment.experiment.generations
     assert shipped.final == experiment.final
+    assert shipped.refine == experiment.refine
 
 
 def test_strong_experiment_is_a_held_out_claim() -> None:
     config = load_config(ROOT / "experiments" / "strong.toml")
     assert config.experiment.held_out_claim
-    specs = " ".join(opponent.spec for opponent in config.fitness.opponents)
+    specs = " ".join([opponent.spec for opponent in config.fitness.opponents] + list(config.refine.opponents))
     for held_out in ("heuristic", "lr06", "sjk11", "random"):
         assert held_out not in specs
 

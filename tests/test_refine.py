@@ -286,3 +286,17 @@ def test_export_gives_the_table_before_the_refinement(refined: Path, tmp_path: P
     assert "has no ga_best_weights.csv (it has no [refine] stage, or has not finished it); use --which best" in missing.output
     reference = runner.invoke(export, ["reference", "--format", "csv", "--which", "ga_best"])
     assert reference.exit_code == 2 and "use --which strong or --which seed2021" in reference.output
+
+
+def test_the_plot_helper_draws_the_refine_figure_too(refined: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from ga.plothelper import PlotHelper
+    from ga.plots import RUN_FIGURES
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(refined, run_dir, ignore=shutil.ignore_patterns("plots"))
+    with PlotHelper() as helper:
+        written = helper.draw(run_dir)
+    assert [path.stem for path in written] == [*RUN_FIGURES, "refine"]
+    assert (run_dir / "plots" / "refine.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

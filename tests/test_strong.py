@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def short_strong(generations: int) -> dict:
-    """Returns strong.toml with fewer generations, another seed and a shorter final tournament."""
+    """Returns strong.toml with fewer generations, another seed, a shorter final tournament and no refinement."""
     data = tomllib.loads((ROOT / "experiments" / "strong.toml").read_text(encoding="utf-8"))
+    del data["refine"]  # seven restarts and CMA-ES: minutes; tests/test_refine.py covers the stage
     data["experiment"] |= {"generations": generations, "seed": 11}
     data["final"] = {"games": 8}
     data["compute"] = {"workers": 2}
