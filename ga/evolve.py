@@ -10,7 +10,6 @@ population, which is what makes resumed runs identical to uninterrupted ones.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import random
 import signal
@@ -28,12 +27,12 @@ from deap import base, creator, tools
 from ga import fitness, operators, refine, tournament
 from ga.config import Config, RefineConfig, config_to_toml, load_config, with_overrides
 from ga.genome import expand, expand_many, genome_length
-from ga.weights import format_weights, load_weights
 from ga.runio import (
-    BEST, CHECKPOINT, CONFIG, MANIFEST, Checkpoint, GameLog, RunDirError, RunWriter, atomic_write, check_checkpoint_fits, check_run_dir, command_line,
-    generation_columns, now_iso, read_checkpoint,
-    read_config, read_manifest, versions,
+    BEST, CHECKPOINT, CONFIG, Checkpoint, GameLog, RunDirError, RunWriter, atomic_write, check_checkpoint_fits,
+    check_run_dir, command_line, generation_columns, now_iso, read_checkpoint,
+    read_config, read_manifest, versions, write_manifest,
 )
+from ga.weights import format_weights, load_weights
 
 if not hasattr(creator, "FitnessMax"):
     creator.create("FitnessMax", base.Fitness, weights=(1.0,))
@@ -506,10 +505,10 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
     with StopRequest().installed() as stop:
         refined = refine.refine(config, run_dir, load_weights(run_dir / BEST), tables, resolve_workers(config),
                                 should_stop=lambda: stop.signal is not None, progress=progress)
-    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    manifest = read_manifest(run_dir)
     if refined is None:
         manifest.update(status="interrupted")
-        atomic_write(run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        write_manifest(run_dir, manifest)
         return dataclasses.replace(result, finished=False)
     atomic_write(run_dir / refine.GA_BEST, ga_best)
     table, rows = refined
@@ -517,7 +516,7 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
     manifest.update(status="finished", finished=now_iso(), refine_generations=len(rows),
                     refine_games=sum(row["games"] for row in rows),
                     refine_s=round(sum(row["generation_s"] for row in rows), 3))
-    atomic_write(run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    write_manifest(run_dir, manifest)
     return result
 
 
@@ -529,10 +528,8 @@ def _restart(config: Config, path: Path, restart: int, progress: ProgressFactory
         return run(restart_config, path, progress=progress).finished
     manifest = read_manifest(path)
     if manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations:
-        return True
-    saved = read_config(path)
-    return run(restart_config, path, resume=True, progress=progress,
-               save_config=restart_config if restart_config != saved else None).finished
+        return True  # (resuming would replay its final tournament)
+    return resume(path, generations=config.experiment.generations, progress=progress).finished
 
 
 def _individuals(genes: Sequence[Sequence[float]], values: Sequence[float | None], born: Sequence[int]) -> list[Any]:

@@ -253,7 +253,7 @@ class RunWriter:
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Replaces manifest.json atomically."""
-        atomic_write(self.run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        write_manifest(self.run_dir, manifest)
 
     # --- at the end ------------------------------------------------------------
 
@@ -307,6 +307,11 @@ def read_config(run_dir: Path) -> Config:
     """Returns the resolved config a run was started with."""
     check_run_dir(run_dir)
     return load_config(run_dir / CONFIG)
+
+
+def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+    """Replaces a run's manifest.json atomically."""
+    atomic_write(run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
