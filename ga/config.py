@@ -660,23 +660,26 @@ def _check_opponent(
 
 def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
     refine = config.refine
-    if refine.generations and config.population.genome == "phase":
-        raise ConfigError(
-            "config key 'refine.generations': refinement plays 64-weight tables, not the phase genome's two; "
-            "set refine.generations = 0 or population.genome to full, sym8 or sym4"
-        )
-    if refine.generations and not refine.weight_opponents + refine.weight_restarts + refine.weight_random_tables:
-        raise ConfigError("config key 'refine.weight_random_tables': the panel weights must not all be 0; set one above 0")
-    if refine.generations and refine.weight_opponents and not refine.opponents:
-        raise ConfigError(
-            "config key 'refine.opponents' must list at least one player spec when refine.weight_opponents is above 0, "
-            "e.g. [\"wpc:1@classic,eps=0.1\"]"
-        )
-    if refine.generations and refine.weight_restarts and not refine.restarts:
-        raise ConfigError(
-            "config key 'refine.restarts' must be at least 1 when refine.weight_restarts is above 0; "
-            "set restarts or weight_restarts = 0"
-        )
+    if refine.generations:
+        if config.population.genome == "phase":
+            raise ConfigError(
+                "config key 'refine.generations': refinement plays 64-weight tables, not the phase genome's two; "
+                "set refine.generations = 0 or population.genome to full, sym8 or sym4"
+            )
+        if not refine.weight_opponents + refine.weight_restarts + refine.weight_random_tables:
+            raise ConfigError(
+                "config key 'refine.weight_random_tables': the panel weights must not all be 0; set one above 0"
+            )
+        if refine.weight_opponents and not refine.opponents:
+            raise ConfigError(
+                "config key 'refine.opponents' must list at least one player spec when refine.weight_opponents "
+                "is above 0, e.g. [\"wpc:1@classic,eps=0.1\"]"
+            )
+        if refine.weight_restarts and not refine.restarts:
+            raise ConfigError(
+                "config key 'refine.restarts' must be at least 1 when refine.weight_restarts is above 0; "
+                "set restarts or weight_restarts = 0"
+            )
     parse_spec = _spec_parser()
     specs = tuple(_check_opponent(f"refine.opponents[{index}]", spec, config.experiment.held_out_claim, base_dir,
                                   parse_spec) for index, spec in enumerate(refine.opponents))

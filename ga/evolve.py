@@ -32,7 +32,7 @@ from ga.runio import (
     check_run_dir, command_line, generation_columns, now_iso, read_checkpoint,
     read_config, read_manifest, versions, write_manifest,
 )
-from ga.weights import format_weights, load_weights
+from ga.weights import format_weights, load_weights, parse_weights
 
 if not hasattr(creator, "FitnessMax"):
     creator.create("FitnessMax", base.Fitness, weights=(1.0,))
@@ -503,7 +503,7 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
         tables.append(load_weights(run_dir / RESTARTS / str(restart) / BEST))
     ga_best = (run_dir / BEST).read_text(encoding="utf-8")  # written by the run just now (again when resumed)
     with StopRequest().installed() as stop:
-        refined = refine.refine(config, run_dir, load_weights(run_dir / BEST), tables, resolve_workers(config),
+        refined = refine.refine(config, run_dir, parse_weights(ga_best, "csv"), tables, resolve_workers(config),
                                 should_stop=lambda: stop.signal is not None, progress=progress)
     manifest = read_manifest(run_dir)
     if refined is None:

@@ -48,9 +48,9 @@ RESTART = 9  # stream of the restarts' seeds
 GROUPS = ("opponents", "restarts", "random_tables")
 REFINE_CSV = "refine.csv"
 REFINE_STATE = "refine_state.json"
-GA_BEST = "ga_best_weights.csv"
+GA_BEST = "ga_best_weights.csv"  # the GA's best table, which the refinement started from
 CHUNK = 128  # games of one task against one opponent (even: colours alternate)
-JOB = 64  # tasks one thread plays at a time  # the GA's best table, which the refinement started from
+JOB = 64  # tasks one thread plays at a time
 
 if not hasattr(creator, "RefineFitness"):
     creator.create("RefineFitness", base.Fitness, weights=(1.0,))
@@ -100,8 +100,9 @@ def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: 
             tasks.extend((group, index, player, seeds[at:at + CHUNK]) for at in range(0, count, CHUNK))
     if refine.weight_random_tables:
         count = max(1, refine.games // 2)
-        tables = random_tables(derive_seed(games_seed, 2) % 2**63, count)
-        seeds = game_seeds(derive_seed(games_seed, 2), 0, 2 * count)
+        key = derive_seed(games_seed, GROUPS.index("random_tables"))
+        tables = random_tables(key % 2**63, count)
+        seeds = game_seeds(key, 0, 2 * count)
         for index, table in enumerate(tables):
             tasks.append(("random_tables", index, Player("nhand_custom", 1, table, 0.0), seeds[2 * index:2 * index + 2]))
     return tasks
@@ -216,37 +217,30 @@ def refine(
         first, strategy, rows = saved
     bar = progress(first, refine_config.generations) if progress else None
     try:
-        return _search(config, run_dir, start, strategy, rows, first, panel, workers, should_stop, bar)
+        for generation in range(first, refine_config.generations):
+            started = time.perf_counter()
+            # DEAP's CMA-ES samples from numpy's global generator: seeded per generation, so a resumed search matches.
+            np.random.seed(derive_seed(seed, REFINE, generation, 1) % 2**32)
+            candidates = strategy.generate(creator.RefineCandidate)
+            tasks = generation_tasks(refine_config, panel, seed, generation)
+            scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers)
+            values = combined(refine_config, scores)
+            for candidate, value in zip(candidates, values):
+                candidate.fitness.values = (float(value),)
+            strategy.update(candidates)
+            leader = int(np.argmax(values))
+            row = {"generation": generation, "games": int(sum(len(t[3]) for t in tasks)) * len(candidates),
+                   "score_mean": float(values.mean()), "score_best": float(values[leader]),
+                   **{f"best_{group}": float(scores[leader, g]) for g, group in enumerate(GROUPS)},
+                   "sigma": float(strategy.sigma), "generation_s": round(time.perf_counter() - started, 3),
+                   **{f"centroid_{i}": float(g) for i, g in enumerate(strategy.centroid)}}
+            rows.append(row)
+            write_state(run_dir, start, generation, strategy, rows)
+            if bar is not None:
+                bar.update({"games": row["games"], "win_rate": row["score_mean"], "best_fitness": row["score_best"]})
+            if should_stop() and generation + 1 < refine_config.generations:
+                return None
     finally:
         if bar is not None:
             bar.close()
-
-
-def _search(config: Config, run_dir: Path, start: npt.NDArray[np.float64], strategy: cma.Strategy,
-            rows: list[dict[str, Any]], first: int, panel: Panel, workers: int, should_stop: Callable[[], bool],
-            bar: Any) -> tuple[npt.NDArray[np.float64], list[dict[str, Any]]] | None:
-    refine_config, genome, seed = config.refine, config.population.genome, config.experiment.seed
-    for generation in range(first, refine_config.generations):
-        started = time.perf_counter()
-        # DEAP's CMA-ES samples from numpy's global generator: seeded per generation, so a resumed search matches.
-        np.random.seed(derive_seed(seed, REFINE, generation, 1) % 2**32)
-        candidates = strategy.generate(creator.RefineCandidate)
-        tasks = generation_tasks(refine_config, panel, seed, generation)
-        scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers)
-        values = combined(refine_config, scores)
-        for candidate, value in zip(candidates, values):
-            candidate.fitness.values = (float(value),)
-        strategy.update(candidates)
-        leader = int(np.argmax(values))
-        row = {"generation": generation, "games": int(sum(len(t[3]) for t in tasks)) * len(candidates),
-               "score_mean": float(values.mean()), "score_best": float(values[leader]),
-               **{f"best_{group}": float(scores[leader, g]) for g, group in enumerate(GROUPS)},
-               "sigma": float(strategy.sigma), "generation_s": round(time.perf_counter() - started, 3),
-               **{f"centroid_{i}": float(g) for i, g in enumerate(strategy.centroid)}}
-        rows.append(row)
-        write_state(run_dir, start, generation, strategy, rows)
-        if bar is not None:
-            bar.update({"games": row["games"], "win_rate": row["score_mean"], "best_fitness": row["score_best"]})
-        if should_stop() and generation + 1 < refine_config.generations:
-            return None
     return expand(list(strategy.centroid), genome), rows
