@@ -89,7 +89,7 @@ def parse_spec(text: str) -> PlayerSpec:
             raise ValueError(f"player kind {kind!r} takes no weights table (spec {text!r})")
         if not table:
             raise ValueError(f"empty table after '@' in spec {text!r}; name one of {', '.join(TABLES)} or a file")
-        if not _looks_like_path(table) and table not in TABLES:
+        if not is_path(table) and table not in TABLES:
             raise ValueError(
                 f"unknown weights table {table!r} in spec {text!r}; built-in tables: {', '.join(TABLES)} (or give a file path)"
             )
@@ -118,7 +118,11 @@ def _is_decimal(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _looks_like_path(table: str) -> bool:
+def is_path(table: str) -> bool:
+    """Returns whether a table name is a weights file path (``@runs/best.csv``) rather than a built-in name (``@lr06``).
+
+    The one rule of the project: a path has a separator or a dot; no built-in name has either.
+    """
     return "/" in table or "\\" in table or "." in table
 
 

@@ -26,10 +26,11 @@ import numpy as np
 import pandas as pd
 
 from ga.config import config_from_dict
-from ga.evaluation import evaluate_player
-from ga.evolve import evolve, games_per_generation, resume
-from ga.runio import RunDirError
-from ga.stats import mean_interval
+from ga.analysis.evaluation import evaluate_player
+from ga.evolution.fitness import games_per_generation
+from ga.evolution.run import evolve, resume
+from ga.rundir.layout import RunDirError
+from ga.analysis.stats import mean_interval
 from ga.weights import load_weights
 
 HERE = Path(__file__).resolve().parent

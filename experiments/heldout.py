@@ -22,9 +22,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ga.commands import resolve_weights  # noqa: E402
-from ga.evaluation import evaluate_player  # noqa: E402
-from ga.stats import MatchSummary  # noqa: E402
+from ga.rundir.resolve import resolve_weights  # noqa: E402
+from ga.analysis.evaluation import evaluate_player  # noqa: E402
+from ga.analysis.stats import MatchSummary  # noqa: E402
 
 STRONG = Path(__file__).resolve().parent.parent / "results" / "reference" / "strong"
 # (label, SOURCE for resolve_weights, --which)

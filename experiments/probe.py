@@ -34,11 +34,11 @@ import numpy as np
 import pandas as pd
 from deap import base, cma, creator
 
-from ga.commands import resolve_weights
+from ga.rundir.resolve import resolve_weights
 from ga.config import load_config
-from ga.evaluation import evaluate_player
-from ga.genome import contract, expand
-from ga.runio import weight_columns
+from ga.analysis.evaluation import evaluate_player
+from ga.evolution.genome import contract, expand
+from ga.rundir.layout import weight_columns
 
 
 def _heldout() -> object:

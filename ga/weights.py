@@ -17,7 +17,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import tokenize
 import warnings
 from collections.abc import Sequence
@@ -25,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from ga.files import atomic_write
 
 __all__ = [
     "FILE_NAMES",
@@ -545,30 +546,10 @@ def save_weights(
         ).encode("utf-8")
     if not overwrite and path.exists():
         raise _exists_error(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o644)
-        if overwrite:
-            os.replace(temporary, path)
-        else:
-            # link() fails if the target exists, so a file created since the check
-            # above is never clobbered.
-            try:
-                os.link(temporary, path)
-            except FileExistsError:
-                raise _exists_error(path) from None
-            except OSError:
-                # The file system has no hard links: fall back to check-then-rename.
-                if path.exists():
-                    raise _exists_error(path) from None
-                os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        atomic_write(path, payload, overwrite=overwrite, fsync=True)
+    except FileExistsError:
+        raise _exists_error(path) from None
     return path
 
 

@@ -35,7 +35,8 @@ import bad_input_cases as cases
 from bad_input_cases import KNOWN_BUGS, tried
 from engine import Board, Player, PlayerSpec, build_player, parse_spec, parse_square, square_name
 from ga import config as config_module
-from ga.cli import EXIT_BAD_INPUT, main
+from ga.cli import main
+from ga.cli.errors import EXIT_BAD_INPUT
 from ga.config import Config, ConfigError, config_from_dict, load_config
 from ga.weights import WeightsError, format_weights, load_weights, npy_bytes, parse_weights
 

@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from engine import BLACK, WHITE, Board, Player, build_player
-from ga.cli import EXIT_BAD_INPUT, cli, main
-from ga.play import play_human
+from ga.cli import cli, main
+from ga.cli.errors import EXIT_BAD_INPUT
+from ga.cli.play import play_human
 from bad_input_cases import TINY_TOML
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Tests for ga.commands (plot, compare, export, evaluate, show) on synthetic run directories."""
+"""Tests for the commands that use runs (plot, compare, export, evaluate, show) on synthetic run directories."""
 
 from __future__ import annotations
 
@@ -15,19 +15,13 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engine import TABLES
-from ga.commands import (
-    CSV_COLUMNS,
-    builtin_table,
-    compare,
-    evaluate,
-    export,
-    plot,
-    resolve_player,
-    resolve_weights,
-    show,
-)
+from ga.analysis.summary import summarize_run
+from ga.cli.evaluate import CSV_COLUMNS, evaluate
+from ga.cli.export import export
+from ga.cli.inspect import compare, plot, show
 from ga.config import config_from_dict, config_to_toml
-from ga.summary import RunDirError, check_run_dir, summarize_run
+from ga.rundir.layout import RunDirError, check_run_dir
+from ga.rundir.resolve import builtin_table, resolve_player, resolve_weights
 from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, load_weights
 
 OPPONENTS = ("random", "nhand:1")

@@ -18,13 +18,14 @@ import tomli_w
 
 distributed = pytest.importorskip("distributed")
 
-import ga.cli  # noqa: E402
-import ga.evolve  # noqa: E402
-import ga.cluster  # noqa: E402
+import ga.cli.progress  # noqa: E402
+import ga.cli.run  # noqa: E402
+import ga.games.executor  # noqa: E402
+import ga.games.cluster  # noqa: E402
 from ga.cli import main  # noqa: E402
 from ga.config import config_from_dict, load_config  # noqa: E402
-from ga.evolve import evolve  # noqa: E402
-from ga.runio import read_checkpoint  # noqa: E402
+from ga.evolution.run import evolve  # noqa: E402
+from ga.rundir.checkpoint import read_checkpoint  # noqa: E402
 from runs import assert_same_run
 
 
@@ -86,7 +87,7 @@ def cluster() -> Iterator[Any]:
 
 @pytest.fixture
 def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ga.cluster, "CONNECT_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(ga.games.cluster, "CONNECT_TIMEOUT_S", 2.0)
 
 
 # --- the same results --------------------------------------------------------------------------
@@ -103,7 +104,7 @@ def test_a_run_on_a_dask_cluster_writes_the_files_of_a_local_run(cluster: Any, r
 
 def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tasks: list[int] = []
-    real_map = ga.cluster.cluster_map
+    real_map = ga.games.cluster.cluster_map
 
     def counting_map(client: Any) -> Any:
         run_on_cluster = real_map(client)
@@ -115,10 +116,10 @@ def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkey
 
         return counted
 
-    monkeypatch.setattr(ga.cluster, "cluster_map", counting_map)
+    monkeypatch.setattr(ga.games.cluster, "cluster_map", counting_map)
     evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address, generations=2)
     # One batch per worker thread (2 workers x DASK_BATCHES_PER_WORKER), of similar cost, cut at individuals.
-    assert tasks == [2 * ga.evolve.DASK_BATCHES_PER_WORKER] * 2
+    assert tasks == [2 * ga.games.executor.DASK_BATCHES_PER_WORKER] * 2
 
 
 def test_the_cli_runs_on_an_in_process_cluster(config_file: Path, reference: Path, tmp_path: Path) -> None:
@@ -158,7 +159,7 @@ def test_tls_files_go_together(config_file: Path, tmp_path: Path, capsys: pytest
 def test_an_unreachable_scheduler_is_one_line_exit_2_and_nothing_written(
     config_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ga.cluster, "CONNECT_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(ga.games.cluster, "CONNECT_TIMEOUT_S", 1.0)
     address = f"tcp://127.0.0.1:{free_port()}"
     assert main(["evolve", str(config_file), "--dask", address, "--out", str(tmp_path / "run"), "--quiet"]) == 2
     captured = capsys.readouterr()
@@ -197,8 +198,8 @@ def test_a_refused_connection_leaves_no_client_behind() -> None:
     before = clients()
     gc.disable()
     try:
-        with pytest.raises(ga.cluster.ClusterUnavailable, match="cannot reach"):
-            with ga.cluster.connect(f"tcp://127.0.0.1:{free_port()}", 1, timeout=0.5):
+        with pytest.raises(ga.games.cluster.ClusterUnavailable, match="cannot reach"):
+            with ga.games.cluster.connect(f"tcp://127.0.0.1:{free_port()}", 1, timeout=0.5):
                 pass
         assert clients() <= before
     finally:
@@ -240,13 +241,13 @@ def test_a_lost_cluster_stops_with_exit_1_and_the_run_resumes_locally(
                                       protocol="tcp", dashboard_address=None, silence_logs=50,
                                      scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
 
-    class CloseClusterAfterFirstGeneration(ga.cli.Progress):
+    class CloseClusterAfterFirstGeneration(ga.cli.progress.Progress):
         def update(self, record: dict[str, Any]) -> None:
             super().update(record)
             if record["generation"] == 1:
                 doomed.close()
 
-    monkeypatch.setattr(ga.cli, "Progress", CloseClusterAfterFirstGeneration)
+    monkeypatch.setattr(ga.cli.run, "Progress", CloseClusterAfterFirstGeneration)
     out = tmp_path / "run"
     try:
         code = main(["evolve", str(config_file), "--dask", doomed.scheduler_address, "--out", str(out), "--quiet",
@@ -328,14 +329,14 @@ def test_a_killed_scheduler_process_then_a_resume_on_another_cluster(
         with distributed.Client(address, set_as_default=False, timeout=30) as client:
             client.wait_for_workers(1, timeout=60)
 
-        class KillSchedulerAfterFirstGeneration(ga.cli.Progress):
+        class KillSchedulerAfterFirstGeneration(ga.cli.progress.Progress):
             def update(self, record: dict[str, Any]) -> None:
                 super().update(record)
                 if record["generation"] == 1:
                     scheduler.send_signal(signal.SIGKILL)
                     scheduler.wait()
 
-        monkeypatch.setattr(ga.cli, "Progress", KillSchedulerAfterFirstGeneration)
+        monkeypatch.setattr(ga.cli.run, "Progress", KillSchedulerAfterFirstGeneration)
         out = tmp_path / "run"
         assert main(["evolve", str(config_file), "--dask", address, "--out", str(out), "--quiet", "--no-plots"]) == 1
         err = capsys.readouterr().err

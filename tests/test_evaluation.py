@@ -1,4 +1,4 @@
-"""Tests for ga.evaluation: seeds, colours, workers, protocols and agreement with the literature."""
+"""Tests for ga.analysis.evaluation: seeds, colours, workers, protocols and agreement with the literature."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ga.evaluation
+import ga.analysis.evaluation
 from engine import TABLES, build_player, play_match
 from ga.config import config_from_dict, config_to_toml
-from ga.evaluation import (
+from ga.analysis.evaluation import (
     EU_LABEL,
     LEAGUE_OPPONENT,
     evaluate_player,
@@ -20,7 +20,7 @@ from ga.evaluation import (
     random_tables,
     training_overlap,
 )
-from ga.stats import MatchSummary
+from ga.analysis.stats import MatchSummary
 from ga.weights import format_weights
 
 # Scores measured by an independent implementation (40,000 games each). League:
@@ -103,7 +103,7 @@ def test_games_alternate_colours(monkeypatch: pytest.MonkeyPatch) -> None:
         calls.append((np.asarray(seeds).copy(), np.asarray(colours).copy()))
         return play_match(first, second, seeds, colours)
 
-    monkeypatch.setattr(ga.evaluation, "play_match", recording_play_match)
+    monkeypatch.setattr(ga.analysis.evaluation, "play_match", recording_play_match)
     evaluate_player("nhand:1", ["random", "nmost:1"], 1001, seed=3, workers=3)
     colours = np.concatenate([call_colours for _, call_colours in calls])
     seeds = np.concatenate([call_seeds for call_seeds, _ in calls])

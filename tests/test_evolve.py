@@ -13,16 +13,18 @@ import pytest
 import tomli_w
 from deap import creator
 
-import ga.evolve
+import ga.games.executor
 from engine import Player, build_player, play_match
 from ga.config import Config, ConfigError, config_from_dict, load_config
-from ga.evolve import breed, build_toolbox, clone, evolve
-from ga.fitness import opponent_labels
+from ga.evolution.run import evolve
+from ga.evolution.toolbox import breed, build_toolbox, clone
+from ga.evolution.fitness import opponent_labels
 import io
 
 from hypothesis import given, strategies as st
 
-from ga.runio import GAME_COLUMNS, GameLog, RunDirError, generation_columns, weight_columns
+from ga.rundir.layout import GAME_COLUMNS, RunDirError, generation_columns, weight_columns
+from ga.rundir.writer import GameLog
 from runs import assert_same_run, reproducible_state
 
 RUN_FILES = {
@@ -299,13 +301,13 @@ def test_one_worker_and_a_pool_of_two_give_identical_files(tmp_path: Path, monke
     config = tiny_config(fitness={"coevolution": 1, "hall_of_fame_games": 1, "random_table_games": 2})
     evolve(config, out=tmp_path / "one", workers=1)
     pools = []
-    real_executor = ga.evolve.ThreadPoolExecutor
+    real_executor = ga.games.executor.ThreadPoolExecutor
 
     def executor(*args: Any, **kwargs: Any) -> Any:
         pools.append(args[0] if args else kwargs.get("max_workers"))
         return real_executor(*args, **kwargs)
 
-    monkeypatch.setattr(ga.evolve, "ThreadPoolExecutor", executor)
+    monkeypatch.setattr(ga.games.executor, "ThreadPoolExecutor", executor)
     evolve(config, out=tmp_path / "two", workers=2)
     assert pools == [1]  # the games really ran in two threads: this one and a pool of one
     assert_same_run(tmp_path / "one", tmp_path / "two")

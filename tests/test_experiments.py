@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ga.config import config_from_dict, load_config
-from ga.evolve import evolve
+from ga.evolution.run import evolve
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
@@ -149,7 +149,7 @@ def test_probe_check_scores_given_genes_like_evaluate(tmp_path: Path, capsys: An
     assert probe.main(["check", genes, "--games", "60", "--workers", "1", "--csv", str(tmp_path / "c.csv")]) == 0
     row = pd.read_csv(tmp_path / "c.csv").iloc[0]
     from engine import TABLES
-    from ga.evaluation import evaluate_player
+    from ga.analysis.evaluation import evaluate_player
 
     direct = evaluate_player(TABLES["heuristic"], [], 60, seed=3, protocol="league")[0].score
     assert row["league_heuristic"] == direct  # WPC-H is symmetric: the same table, the same games

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-import ga.fitness
-import ga.runio
+import ga.games.executor
+import ga.rundir.writer
 from ga.cli import main
 from ga.config import config_from_dict
-from ga.evolve import evolve, resume
-from ga.runio import RunDirError
+from ga.evolution.run import evolve, resume
+from ga.rundir.layout import RunDirError
 
 from runs import assert_same_run
 from test_resume import tiny
@@ -29,16 +29,16 @@ def uninterrupted(tmp_path: Path) -> Path:
 
 def _fill_disk_at(monkeypatch: pytest.MonkeyPatch, generation: int) -> None:
     """Makes the CSV append of ``generation`` fail half-written, as a full disk would."""
-    real_append = ga.runio.RunWriter._append
+    real_append = ga.rundir.writer.RunWriter._append
 
-    def append(self: ga.runio.RunWriter, name: str, text: str) -> None:
+    def append(self: ga.rundir.writer.RunWriter, name: str, text: str) -> None:
         if text.split(",", 1)[0] == str(generation):  # the rows of that generation
             with open(self.run_dir / name, "a", encoding="utf-8") as handle:
                 handle.write("3,64,1")  # a torn row, then the disk is full
             raise OSError(errno.ENOSPC, "No space left on device", str(self.run_dir / name))
         real_append(self, name, text)
 
-    monkeypatch.setattr(ga.runio.RunWriter, "_append", append)
+    monkeypatch.setattr(ga.rundir.writer.RunWriter, "_append", append)
 
 
 def test_a_full_disk_mid_run_keeps_the_checkpoint_and_resume_completes(
@@ -62,7 +62,7 @@ def test_games_that_fail_before_the_last_generation_is_written_leave_it_saved(
     # A generation's files are written while the next one plays; a cluster
     # lost before its games start (the map raises at once) must not take the
     # finished generation's rows and checkpoint with it.
-    real_play = ga.fitness.play_batch
+    real_play = ga.games.executor.play_batch
     calls = []
 
     def play(*args: Any, **kwargs: Any) -> Any:
@@ -71,7 +71,7 @@ def test_games_that_fail_before_the_last_generation_is_written_leave_it_saved(
             raise ConnectionError("the scheduler went away")
         return real_play(*args, **kwargs)
 
-    monkeypatch.setattr(ga.fitness, "play_batch", play)
+    monkeypatch.setattr(ga.games.executor, "play_batch", play)
     run_dir = tmp_path / "run"
     with pytest.raises(ConnectionError):
         evolve(config_from_dict(tiny()), out=run_dir)
@@ -155,7 +155,7 @@ def test_a_failing_local_worker_thread_is_one_line_exit_1_and_the_run_resumes(
             raise MemoryError("no memory left for the games")
         return games.play()
 
-    monkeypatch.setattr(ga.fitness, "play_share", failing)
+    monkeypatch.setattr(ga.games.executor, "play_share", failing)
     run_dir = tmp_path / "run"
     code = main(["evolve", str(config), "--out", str(run_dir), "--workers", "2", "--quiet", "--no-plots"])
     err = capsys.readouterr().err

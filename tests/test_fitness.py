@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from engine import Player, build_player, play_match
-from ga import fitness
 from ga.config import Config, config_from_dict
-from ga.fitness import (
-    HALL_OF_FAME, POPULATION, RANDOM_TABLE, Batch, GamePlan, derive_seed, derive_seeds, opponent_labels, plan_generation, score,
-    generation_random_tables, opponent_costs, scores, split,
-)
+from ga.evolution.fitness import generation_random_tables, opponent_labels, player_args, plan_generation
+from ga.games.executor import Batch, opponent_costs, play, play_batch, play_share, shared_plan
+from ga.games.plan import HALL_OF_FAME, POPULATION, RANDOM_TABLE, GamePlan, split
+from ga.games.scoring import score, scores
+from ga.games.seeds import derive_seed, derive_seeds
 
 PLAYER = ("nhand_custom", 1, 0.0, 40)
 
@@ -262,12 +262,13 @@ def test_random_tables_of_a_phase_genome_play_one_table_all_game() -> None:
 
 
 def test_random_table_games_score_what_the_engine_plays() -> None:
-    from ga.evolve import build_toolbox, evaluate_generation
+    from ga.evolution.fitness import evaluate_generation
+    from ga.evolution.toolbox import build_toolbox
 
     config = make_config(size=3, draw="one", random_table_games=6, eps=0.0)
     toolbox = build_toolbox(config)
     population = toolbox.population(n=3)
-    result = evaluate_generation(population, 5, toolbox, config, [])
+    result = evaluate_generation(population, 5, config, [], (map, 1, True))
     label = opponent_labels(config).index(RANDOM_TABLE)
     tables = generation_random_tables(config, 5)
     plan = plan_generation(config, 5, 3)
@@ -341,7 +342,7 @@ def test_opponent_costs_cover_every_label_including_the_population() -> None:
     config = make_config(draw="all", coevolution=2)
     labels = opponent_labels(config)
     assert POPULATION in labels
-    costs = opponent_costs(config, labels, games=4)
+    costs = opponent_costs(player_args(config), labels, 64, games=4)
     assert costs.shape == (len(labels),) and np.all(np.isfinite(costs)) and np.all(costs > 0)
 
 
@@ -384,7 +385,7 @@ def test_evaluate_equals_play_match_for_every_game() -> None:
     tables = population_tables(8 + 2, seed=4)  # 8 individuals, then 2 champions
     labels = opponent_labels(config)
     plan = plan_generation(config, 1, 8, champions=2)
-    diffs = fitness.evaluate(Batch(PLAYER, tables, labels, plan))
+    diffs = play(Batch(PLAYER, tables, labels, plan))
     assert diffs.shape == (len(plan),)
     assert np.all(np.abs(diffs) <= 64)
     for g in range(len(plan)):
@@ -403,7 +404,7 @@ def test_evaluate_uses_eps_and_phase_move_of_the_player() -> None:
     tables = np.random.default_rng(8).uniform(-1, 1, (8, 128))
     labels = opponent_labels(config)
     plan = plan_generation(config, 0, 8)
-    diffs = fitness.evaluate(Batch(("nhand_custom", 2, 0.1, 30), tables, labels, plan))
+    diffs = play(Batch(("nhand_custom", 2, 0.1, 30), tables, labels, plan))
     for g in range(0, len(plan), 5):
         me = Player("nhand_custom", 2, tuple(tables[plan.individual[g]]), 0.1, 30)
         label = labels[plan.opponent[g]]
@@ -417,8 +418,8 @@ def test_evaluate_of_split_batches_equals_evaluate_of_the_whole_plan() -> None:
     tables = population_tables(8, seed=5)
     labels = opponent_labels(config)
     plan = plan_generation(config, 2, 8)
-    whole = fitness.evaluate(Batch(PLAYER, tables, labels, plan))
-    pieces = np.concatenate([fitness.evaluate(Batch(PLAYER, tables, labels, part)) for part in split(plan, 3)])
+    whole = play(Batch(PLAYER, tables, labels, plan))
+    pieces = np.concatenate([play(Batch(PLAYER, tables, labels, part)) for part in split(plan, 3)])
     assert np.array_equal(whole, pieces)
 
 
@@ -429,12 +430,12 @@ def test_threads_sharing_a_plan_play_every_game_once_as_evaluate_does(threads: i
     labels = opponent_labels(config)
     plan = plan_generation(config, 4, 8)
     batch = Batch(PLAYER, tables, labels, plan)
-    games = fitness.shared_plan(batch)
+    games = shared_plan(batch)
     with ThreadPoolExecutor(threads) as executor:
-        played = list(executor.map(fitness.play_share, [games] * threads))
+        played = list(executor.map(play_share, [games] * threads))
     assert sum(played) == len(plan)  # each game taken by exactly one thread
-    assert np.array_equal(games.result, fitness.evaluate(batch))
-    assert fitness.play_share(games) == 0  # nothing left to play
+    assert np.array_equal(games.result, play(batch))
+    assert play_share(games) == 0  # nothing left to play
 
 
 @pytest.mark.parametrize(("parts", "shared"), [(1, False), (3, False), (2, True), (5, True)])
@@ -444,10 +445,10 @@ def test_play_batch_gives_the_results_of_evaluate_shared_or_split(parts: int, sh
     batch = Batch(PLAYER, tables, opponent_labels(config), plan_generation(config, 3, 8))
     calls: list[int] = []
     with ThreadPoolExecutor(2) as executor:
-        diffs = fitness.play_batch(batch, executor.map, parts, shared=shared, while_playing=lambda: calls.append(1))
-    assert np.array_equal(diffs, fitness.evaluate(batch))
+        diffs = play_batch(batch, executor.map, parts, shared=shared, while_playing=lambda: calls.append(1))
+    assert np.array_equal(diffs, play(batch))
     empty = Batch(PLAYER, tables, batch.labels, batch.plan.subset(np.zeros(len(batch.plan), bool)))
-    assert fitness.play_batch(empty, map, parts, shared=shared, while_playing=lambda: calls.append(2)).size == 0
+    assert play_batch(empty, map, parts, shared=shared, while_playing=lambda: calls.append(2)).size == 0
     assert calls == [1, 2]  # once per call, with or without games
 
 
@@ -461,21 +462,21 @@ def test_the_calling_thread_plays_the_games_the_workers_leave() -> None:
         shares.append(len(items))  # parts - 1 workers, none of which plays here
         return []
 
-    diffs = fitness.play_batch(batch, idle_workers, 3, shared=True)
+    diffs = play_batch(batch, idle_workers, 3, shared=True)
     assert shares == [2]
-    assert np.array_equal(diffs, fitness.evaluate(batch))
+    assert np.array_equal(diffs, play(batch))
 
 
 def test_a_shared_plan_plays_at_most_the_games_asked_for() -> None:
     config = make_config(draw="all", games_per_opponent=3, colours="both")
     batch = Batch(PLAYER, population_tables(4, seed=9), opponent_labels(config), plan_generation(config, 0, 4))
-    games = fitness.shared_plan(batch)
+    games = shared_plan(batch)
     counts = [games.play(7), games.play(0), games.play(7)]
     assert counts == [7, 0, 7]
     rest = games.play()
     assert sum(counts) + rest == len(batch.plan)
     assert games.play(5) == 0
-    assert np.array_equal(games.result, fitness.evaluate(batch))
+    assert np.array_equal(games.result, play(batch))
 
 
 def test_evaluate_depends_on_the_weights() -> None:
@@ -483,8 +484,8 @@ def test_evaluate_depends_on_the_weights() -> None:
     tables = population_tables(8, seed=5)
     labels = opponent_labels(config)
     plan = plan_generation(config, 0, 8)
-    first = fitness.evaluate(Batch(PLAYER, tables, labels, plan))
-    again = fitness.evaluate(Batch(PLAYER, tables.copy(), labels, plan))
-    other = fitness.evaluate(Batch(PLAYER, -tables, labels, plan))
+    first = play(Batch(PLAYER, tables, labels, plan))
+    again = play(Batch(PLAYER, tables.copy(), labels, plan))
+    other = play(Batch(PLAYER, -tables, labels, plan))
     assert np.array_equal(first, again)
     assert not np.array_equal(first, other)

@@ -1,6 +1,6 @@
 """Genomes: genes to weight tables under the board's symmetries.
 
-The symmetries are written here independently of ga.genome, on the 8x8 grid
+The symmetries are written here independently of ga.evolution.genome, on the 8x8 grid
 (row = rank - 1, column = file), with numpy's rotations and transposes.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ga.genome import contract, expand, genome_length
+from ga.evolution.genome import contract, expand, genome_length
 
 Grid = np.ndarray
 GridSymmetry = Callable[[Grid], Grid]

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from deap import creator
 
-import ga.evolve  # noqa: F401  (creates creator.Individual)
-from ga import operators
+import ga.evolution.toolbox  # noqa: F401  (creates creator.Individual)
+from ga.evolution import operators
 from ga.config import Config, config_from_dict
-from ga.evolve import breed, build_toolbox
+from ga.evolution.toolbox import breed, build_toolbox
 
 
 def individual(genes: list[float], fitness: float | None = None) -> creator.Individual:

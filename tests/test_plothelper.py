@@ -1,4 +1,4 @@
-"""Tests for ga.plothelper: a helper process draws the figures plot_run draws."""
+"""Tests for ga.analysis.plothelper: a helper process draws the figures plot_run draws."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import ga.plothelper
+import ga.analysis.plothelper
 from ga.cli import main
-from ga.plothelper import PlotHelper
-from ga.plots import RUN_FIGURES, plot_run
+from ga.analysis.plothelper import PlotHelper
+from ga.analysis.plots import RUN_FIGURES, plot_run
 from tests.test_plots import write_run
 
 QUICK = Path(__file__).resolve().parents[1] / "experiments" / "quick.toml"
@@ -51,7 +51,7 @@ def test_a_helper_that_cannot_start_leaves_the_figures_to_this_process(
     def no_process(*args: object, **kwargs: object) -> None:
         raise OSError("no more processes")
 
-    monkeypatch.setattr(ga.plothelper.subprocess, "Popen", no_process)
+    monkeypatch.setattr(ga.analysis.plothelper.subprocess, "Popen", no_process)
     run_dir = write_run(tmp_path / "run")
     with PlotHelper() as helper:
         assert helper.process is None
@@ -89,8 +89,8 @@ def test_the_helper_draws_from_another_working_directory(tmp_path: Path, monkeyp
 
 def _reply_of(helper: PlotHelper, run_dir: Path) -> dict[str, object] | None:
     helper.asked = True
-    assert ga.plothelper._ask(helper.process, {"run_dir": str(run_dir)})
-    return ga.plothelper._reply(helper.process)
+    assert ga.analysis.plothelper._ask(helper.process, {"run_dir": str(run_dir)})
+    return ga.analysis.plothelper._reply(helper.process)
 
 
 def test_the_helper_and_its_fork_each_draw_a_share_and_reply_with_all(tmp_path: Path) -> None:
@@ -99,13 +99,13 @@ def test_the_helper_and_its_fork_each_draw_a_share_and_reply_with_all(tmp_path: 
         reply = _reply_of(helper, run_dir)
     assert reply is not None
     assert [Path(path).stem for path in reply["written"]] == list(RUN_FIGURES)  # type: ignore[union-attr]
-    assert set(ga.plothelper.FORK_SHARE) < set(RUN_FIGURES)
+    assert set(ga.analysis.plothelper.FORK_SHARE) < set(RUN_FIGURES)
 
 
 def test_a_failure_in_the_fork_s_share_is_reported_and_raised_here(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path / "run")
     (run_dir / "best_weights.csv").write_text("not,a,table\n")  # best_weights is the fork's to draw
-    assert "best_weights" in ga.plothelper.FORK_SHARE
+    assert "best_weights" in ga.analysis.plothelper.FORK_SHARE
     with PlotHelper() as helper:
         reply = _reply_of(helper, run_dir)
     assert reply is not None and "best_weights.csv" in str(reply["error"])
@@ -115,7 +115,7 @@ def test_a_failure_in_the_fork_s_share_is_reported_and_raised_here(tmp_path: Pat
 
 def test_a_helper_exits_at_end_of_file_without_drawing(tmp_path: Path) -> None:
     helper = subprocess.run(
-        [sys.executable, "-c", "from ga.plothelper import serve; serve()"],
+        [sys.executable, "-c", "from ga.analysis.plothelper import serve; serve()"],
         input="", capture_output=True, text=True, timeout=60, cwd=tmp_path,
     )
     assert helper.returncode == 0

@@ -1,4 +1,4 @@
-"""Tests for ga.plots on a small synthetic run directory."""
+"""Tests for ga.analysis.plots on a small synthetic run directory."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-import ga.plots
-from ga.plots import (
+import ga.analysis.plots
+from ga.analysis.plots import (
     DPI,
     FIGURE_SIZES,
     RUN_FIGURES,
@@ -29,7 +29,7 @@ from ga.plots import (
     rolling_window,
     run_label,
 )
-from ga.stats import MatchSummary
+from ga.analysis.stats import MatchSummary
 from ga.weights import format_weights
 
 OPPONENTS = ("random", "nhand:2")
@@ -227,14 +227,14 @@ def test_every_text_fits_in_its_figure_without_overlap(
     phases = np.concatenate([np.linspace(-3, 3, 64), np.linspace(250, -250, 64)])
     (run / "mean_weights.csv").write_text(format_weights(phases, "csv"))  # 128 weights, wide labels
     checked: list[str] = []
-    save = ga.plots._save
+    save = ga.analysis.plots._save
 
     def check_then_save(figure: Figure, path: Path) -> Path:
         assert_texts_fit(figure, path.stem)
         checked.append(path.stem)
         return save(figure, path)
 
-    monkeypatch.setattr(ga.plots, "_save", check_then_save)
+    monkeypatch.setattr(ga.analysis.plots, "_save", check_then_save)
     plot_run(run)
     plot_compare([run, write_run(tmp_path / "run-002", name="other")], tmp_path / "compare.png")
     assert checked == [*RUN_FIGURES, "compare"]

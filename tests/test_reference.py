@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from engine import TABLES, build_player, parse_spec
-from ga.commands import export, resolve_weights
+from ga.cli.export import export
+from ga.rundir.resolve import resolve_weights
 from ga.config import load_config
 from ga.weights import load_weights, parse_weights
 

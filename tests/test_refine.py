@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from engine import Player, play_match
-from ga import refine
+from ga.evolution import refine
 from ga.config import ConfigError, RefineConfig, config_from_dict
-from ga.evolve import evolve, resume
-from ga.genome import expand
-from ga.stats import MatchSummary
+from ga.evolution.run import evolve, resume
+from ga.evolution.genome import expand
+from ga.analysis.stats import MatchSummary
 from ga.weights import load_weights
 from runs import assert_same_run, generations_without_timings
 from test_resume import SignalAfter
@@ -221,7 +221,7 @@ def test_the_refined_table_scores_better_on_the_panel_than_the_start(tmp_path: P
 
 
 def test_evaluate_counts_the_panel_as_training() -> None:
-    from ga.evaluation import trained_on_random_tables, training_overlap
+    from ga.analysis.evaluation import trained_on_random_tables, training_overlap
 
     data = tiny(opponents=["wpc:1@heuristic"])
     data["experiment"]["held_out_claim"] = False  # heuristic is held out: allowed only without the claim
@@ -236,8 +236,8 @@ def test_evaluate_counts_the_panel_as_training() -> None:
 
 
 def test_plots_and_summary_show_the_refinement(refined: Path, tmp_path: Path) -> None:
-    from ga.plots import RUN_FIGURES, plot_run
-    from ga.summary import summarize_run
+    from ga.analysis.plots import RUN_FIGURES, plot_run
+    from ga.analysis.summary import summarize_run
 
     written = plot_run(refined, tmp_path / "plots")
     assert [path.stem for path in written] == [*RUN_FIGURES, "refine"]
@@ -257,7 +257,7 @@ def test_plots_and_summary_show_the_refinement(refined: Path, tmp_path: Path) ->
 def test_evaluate_warns_that_a_refined_run_trained_on_its_panel(refined: Path) -> None:
     from click.testing import CliRunner
 
-    from ga.commands import evaluate
+    from ga.cli.evaluate import evaluate
 
     runner = CliRunner()
     eu = runner.invoke(evaluate, [str(refined), "--protocol", "eu", "--games", "10", "--workers", "1"])
@@ -271,7 +271,7 @@ def test_evaluate_warns_that_a_refined_run_trained_on_its_panel(refined: Path) -
 def test_export_gives_the_table_before_the_refinement(refined: Path, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from ga.commands import export
+    from ga.cli.export import export
     from ga.weights import parse_weights
 
     runner = CliRunner()
@@ -291,8 +291,8 @@ def test_export_gives_the_table_before_the_refinement(refined: Path, tmp_path: P
 def test_the_plot_helper_draws_the_refine_figure_too(refined: Path, tmp_path: Path) -> None:
     import shutil
 
-    from ga.plothelper import PlotHelper
-    from ga.plots import RUN_FIGURES
+    from ga.analysis.plothelper import PlotHelper
+    from ga.analysis.plots import RUN_FIGURES
 
     run_dir = tmp_path / "run"
     shutil.copytree(refined, run_dir, ignore=shutil.ignore_patterns("plots"))

@@ -15,8 +15,8 @@ import pytest
 import tomli_w
 
 from ga.config import config_from_dict, load_config
-from ga.evolve import evolve, resume
-from ga.runio import RunDirError
+from ga.evolution.run import evolve, resume
+from ga.rundir.layout import RunDirError
 from runs import REPRODUCIBLE, assert_same_run, generations_without_timings
 
 ROOT = Path(__file__).resolve().parent.parent

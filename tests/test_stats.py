@@ -1,4 +1,4 @@
-"""Tests for ga.stats against hand-computed values."""
+"""Tests for ga.analysis.stats against hand-computed values."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import numpy as np
 
-from ga.stats import MatchSummary, elo_difference, elo_interval, mean_interval, score, wilson_interval
+from ga.analysis.stats import MatchSummary, elo_difference, elo_interval, mean_interval, score, wilson_interval
 
 # Hand-computed with p = k/n, z = 1.96:
 #   centre = (p + z²/2n) / (1 + z²/n),  half = z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ga.config import config_from_dict
-from ga.evaluation import evaluate_player
-from ga.evolve import evolve
+from ga.analysis.evaluation import evaluate_player
+from ga.evolution.run import evolve
 from ga.weights import load_weights
 
 ROOT = Path(__file__).resolve().parent.parent

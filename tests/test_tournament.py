@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-import ga.evolve
+import ga.evolution.run
 from engine import TABLES
-from ga import tournament
+from ga.evolution import tournament
 from ga.config import ConfigError, config_from_dict
-from ga.evolve import evolve
-from ga.fitness import GamePlan
+from ga.evolution.run import evolve
+from ga.games.plan import GamePlan
 from ga.weights import load_weights
 from runs import assert_same_run
 from test_evolve import tiny, tiny_config
@@ -100,7 +100,7 @@ def test_a_strong_table_wins_the_tournament_against_weak_ones() -> None:
     weak = [-HEURISTIC, np.ones(64), *rng.uniform(-1, 1, size=(3, 64))]
     candidates = tournament.Candidates(np.array([*weak[:2], HEURISTIC, *weak[2:]]),
                                        ["population"] * 6, list(range(6)), [0] * 6)
-    rows, games = tournament.run_tournament(tournament_config(games=40), candidates, map, 1)
+    rows, games = tournament.run_tournament(tournament_config(games=40), candidates, (map, 1, True))
     assert rows[0]["index"] == 2 and np.array_equal(rows[0]["weights"], HEURISTIC)
     assert rows[-1]["index"] == 0  # the reversed table loses to everything
     assert games == 6 * 2 * 40 + 15 * 40
@@ -111,8 +111,8 @@ def test_a_strong_table_wins_the_tournament_against_weak_ones() -> None:
 def test_ranking_does_not_depend_on_batches() -> None:
     rng = np.random.default_rng(1)
     candidates = tournament.Candidates(rng.uniform(-1, 1, size=(7, 64)), ["population"] * 7, list(range(7)), [0] * 7)
-    one, _ = tournament.run_tournament(tournament_config(), candidates, map, 1)
-    several, _ = tournament.run_tournament(tournament_config(), candidates, map, 5)
+    one, _ = tournament.run_tournament(tournament_config(), candidates, (map, 1, False))
+    several, _ = tournament.run_tournament(tournament_config(), candidates, (map, 5, False))
     assert [(r["index"], r["score"]) for r in one] == [(r["index"], r["score"]) for r in several]
 
 
@@ -151,7 +151,7 @@ def test_resume_after_the_last_generation_replays_the_same_tournament(tmp_path: 
     config = tournament_config()
     evolve(config, out=tmp_path / "whole")
     evolve(config, out=tmp_path / "parts", generations=2)
-    ga.evolve.resume(tmp_path / "parts", generations=3)
+    ga.evolution.run.resume(tmp_path / "parts", generations=3)
     assert_same_run(tmp_path / "whole", tmp_path / "parts")
 
 

@@ -14,17 +14,19 @@ held out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ga import fitness
 from ga.config import Config
-from ga.genome import expand, expand_many
+from ga.evolution.fitness import player_args
+from ga.evolution.genome import expand, expand_many
+from ga.games import executor, scoring
+from ga.games.plan import POPULATION, GamePlan
+from ga.games.seeds import Stream, derive_seeds
 
-FINAL = 6  # stream of the run seed for the tournament's games (see ga.fitness)
 SOURCES = ("population", "mean", "champion")
 
 
@@ -68,10 +70,10 @@ def gather_candidates(population: Sequence[Sequence[float]], born: Sequence[int]
 
 def tournament_labels(config: Config) -> list[str]:
     """Returns the tournament's opponent labels: the fixed training opponents, then the candidates."""
-    return list(dict.fromkeys(opponent.spec for opponent in config.fitness.opponents)) + [fitness.POPULATION]
+    return list(dict.fromkeys(opponent.spec for opponent in config.fitness.opponents)) + [POPULATION]
 
 
-def plan_tournament(config: Config, count: int) -> fitness.GamePlan:
+def plan_tournament(config: Config, count: int) -> GamePlan:
     """Returns the games of a tournament of ``count`` candidates, grouped by first player.
 
     Candidate i plays ``final.games`` games against each fixed opponent and
@@ -90,32 +92,32 @@ def plan_tournament(config: Config, count: int) -> fitness.GamePlan:
         members = np.arange(i + 1, count)
         total = (fixed + members.size) * games
         seeds = np.concatenate([
-            fitness.derive_seeds(seed, FINAL, i, opponents[:, None], game[None, :]).ravel(),
-            fitness.derive_seeds(seed, FINAL, i, fixed + members[:, None], game[None, :]).ravel(),
+            derive_seeds(seed, Stream.FINAL, i, opponents[:, None], game[None, :]).ravel(),
+            derive_seeds(seed, Stream.FINAL, i, fixed + members[:, None], game[None, :]).ravel(),
         ]) if total else np.zeros(0, dtype=np.uint64)
-        parts.append(fitness.GamePlan(
+        parts.append(GamePlan(
             individual=np.full(total, i, dtype=np.int32),
             opponent=np.concatenate([np.repeat(opponents, games), np.full(members.size * games, fixed)]).astype(np.int32),
             member=np.concatenate([np.full(fixed * games, -1), np.repeat(members, games)]).astype(np.int32),
             seeds=seeds.astype(np.uint64),
             colours=np.tile(colours, fixed + members.size),
         ))
-    return fitness.GamePlan.concatenate(parts)
+    return GamePlan.concatenate(parts)
 
 
-def tournament_scores(plan: fitness.GamePlan, diffs: np.ndarray, count: int, fixed: int) -> dict[str, np.ndarray]:
+def tournament_scores(plan: GamePlan, diffs: np.ndarray, count: int, fixed: int) -> dict[str, np.ndarray]:
     """Returns per candidate: win rate vs the fixed opponents, in the round robin, and the score (their mean).
 
     Without fixed opponents the score is the round-robin win rate, and without
     other candidates it is the win rate against the fixed opponents.
     """
-    points = (diffs > 0) + 0.5 * (diffs == 0)
+    points = scoring.points(diffs)
     vs_fixed = plan.opponent < fixed
-    fixed_rate = fitness.mean_by(plan.individual[vs_fixed], points[vs_fixed], count)
+    fixed_rate = scoring.mean_by(plan.individual[vs_fixed], points[vs_fixed], count)
     pair = ~vs_fixed
     # A round-robin game counts for both: the first player's points and the member's (1 - points).
     who = np.concatenate([plan.individual[pair], plan.member[pair]])
-    robin_rate = fitness.mean_by(who, np.concatenate([points[pair], 1.0 - points[pair]]), count)
+    robin_rate = scoring.mean_by(who, np.concatenate([points[pair], 1.0 - points[pair]]), count)
     if not fixed:
         score = robin_rate
     elif count < 2:
@@ -125,15 +127,15 @@ def tournament_scores(plan: fitness.GamePlan, diffs: np.ndarray, count: int, fix
     return {"vs_training": fixed_rate, "round_robin": robin_rate, "score": score}
 
 
-def run_tournament(config: Config, candidates: Candidates, map_function: Callable[..., Iterable[Any]],
-                   batches: int, shared: bool = False) -> tuple[list[dict[str, Any]], int]:
+def run_tournament(config: Config, candidates: Candidates,
+                   game_map: executor.GameMap) -> tuple[list[dict[str, Any]], int]:
     """Plays the tournament; returns one row per candidate, best first (ties: earlier candidate first), and the games played."""
     count = len(candidates)
     labels = tournament_labels(config)
     plan = plan_tournament(config, count)
-    player = fitness.player_args(config)
-    batch = fitness.Batch(player, candidates.tables, labels, plan)
-    diffs = fitness.play_batch(batch, map_function, batches, shared=shared)
+    batch = executor.Batch(player_args(config), candidates.tables, labels, plan)
+    map_function, parts, shared = game_map
+    diffs = executor.play_batch(batch, map_function, parts, shared=shared)
     rates = tournament_scores(plan, diffs, count, len(labels) - 1)
     order = sorted(range(count), key=lambda i: (-rates["score"][i], i))
     rows = [

@@ -1,11 +1,11 @@
 """Fitness on a Dask cluster: connecting, the cluster's ``map``, and the faults that end a run.
 
 Dask is optional (``pip install "othello-ga[dask]"``): this module imports it
-only inside its functions, so ``import ga.cluster`` is cheap and always works,
+only inside its functions, so ``import ga.games.cluster`` is cheap and always works,
 and the exceptions below can be caught by code that never touches Dask.
 
-The workers receive :class:`ga.fitness.Batch` objects (numpy arrays, strings
-and integers) and run :func:`ga.fitness.evaluate`; every game's seed is in the
+The workers receive :class:`ga.games.executor.Batch` objects (numpy arrays, strings
+and integers) and run :func:`ga.games.executor.play`; every game's seed is in the
 batch, so a game gives the same result on any worker, and a task that Dask
 reruns after losing a worker gives the same result again.
 """
@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ga.fitness import WorkersLost
+from ga.games.executor import WorkersLost
 
 # Connecting to a scheduler gives up after this long: a wrong address should
 # fail at once, not after Dask's default 30 s.
@@ -242,7 +242,7 @@ def _wait(client: Any, futures: list[Any]) -> None:
 
 
 def _is_task_error(error: Exception) -> bool:
-    # Errors raised by ga.fitness.evaluate on a worker come back as themselves;
+    # Errors raised by ga.games.executor.play on a worker come back as themselves;
     # the cluster's own failures are Dask's types, cancellations and OSErrors.
     import asyncio  # here, not at the top: a local run need not load it (17 ms of start-up)
 

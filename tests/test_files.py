@@ -1,4 +1,4 @@
-"""Tests for ga.runio's file primitives: atomic replacement and appends."""
+"""Tests for ga.files: the atomic write: atomic replacement and appends."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ga.runio import atomic_write
+from ga.files import atomic_write
 
 
 def test_atomic_write_replaces_the_file_and_leaves_no_temporary(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ margin grows by one line for it.
 
 from __future__ import annotations
 
+import io
 import os
-import tomllib
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,7 +33,9 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextToPath
 
-from ga.stats import MatchSummary, wilson_interval
+from ga.files import atomic_write
+from ga.analysis.stats import MatchSummary, wilson_interval
+from ga.rundir.reader import experiment_name, read_generations, writes_games
 from ga.weights import FILE_NAMES, PHASE_NAMES, load_weights
 
 __all__ = [
@@ -172,40 +174,6 @@ def opponent_summaries(games: pd.DataFrame) -> list[MatchSummary]:
         MatchSummary.from_disc_diffs(str(opponent), group["disc_diff"])
         for opponent, group in games.groupby("opponent", sort=True)
     ]
-
-
-def read_generations(run_dir: str | os.PathLike[str]) -> pd.DataFrame:
-    """Reads ``generations.csv`` of a run.
-
-    :raises FileNotFoundError: if the file is missing.
-    :raises ValueError: if it is empty or lacks a required column.
-    """
-    path = Path(run_dir) / "generations.csv"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist; is {Path(run_dir)} a run directory?")
-    try:
-        generations = pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path} is empty") from None
-    required = ["generation", "games", "wins", "draws", "losses", "win_rate"]
-    missing = [column for column in required if column not in generations.columns]
-    if missing:
-        raise ValueError(f"{path} lacks column(s) {', '.join(missing)}")
-    if generations.empty:
-        raise ValueError(f"{path} has no generations yet")
-    return generations
-
-
-def experiment_name(run_dir: str | os.PathLike[str]) -> str:
-    """Returns ``[experiment] name`` from the run's ``config.toml``, or "" if unavailable."""
-    path = Path(run_dir) / "config.toml"
-    try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return ""
-    experiment = config.get("experiment", {})
-    name = experiment.get("name", "") if isinstance(experiment, dict) else ""
-    return str(name)
 
 
 def run_label(run_dir: str | os.PathLike[str]) -> str:
@@ -356,7 +324,7 @@ def plot_run(
         if games_path.is_file():
             games = pd.read_csv(games_path)
             written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
-        elif _writes_games(run_dir):
+        elif writes_games(run_dir):
             warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
 
     if "fitness" in selected:
@@ -448,15 +416,6 @@ def _select_figures(figures: Sequence[str] | None) -> frozenset[str]:
         if name not in known:
             raise ValueError(f"unknown figure {name!r}; use some of {', '.join(known)}")
     return frozenset(figures)
-
-
-def _writes_games(run_dir: Path) -> bool:
-    # A run made with [output] games_csv = false has no games.csv by design: no warning then.
-    try:
-        config = tomllib.loads((run_dir / "config.toml").read_text(encoding="utf-8"))
-        return bool(config.get("output", {}).get("games_csv", True))
-    except (OSError, ValueError, AttributeError):
-        return True
 
 
 def _opponent_bars_figure(games: pd.DataFrame, label: str) -> Figure:
@@ -605,10 +564,12 @@ def _line_height(size: float) -> float:
 
 
 def _save(figure: Figure, path: Path) -> Path:
-    """Writes the figure at its own size (no tight bbox, so pixel sizes are predictable)."""
+    """Writes the figure at its own size (no tight bbox, so pixel sizes are predictable), whole or not at all."""
     fmt = path.suffix.lstrip(".")
-    figure.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+    image = io.BytesIO()
+    figure.savefig(image, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
     figure.clear()  # frees the artists now rather than at garbage collection
+    atomic_write(path, image.getvalue())
     return path
 
 

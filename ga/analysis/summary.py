@@ -2,9 +2,7 @@
 
 :func:`summarize_run` reads whatever files the run has written (an interrupted
 run may lack the population and weight tables) and returns text; it never
-prints. :func:`check_run_dir` is the one test of "is this a run directory"
-shared by the commands. :class:`RunDirError` is the one of :mod:`ga.runio`,
-so the command line handles both alike.
+prints.
 """
 
 from __future__ import annotations
@@ -17,64 +15,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ga import runio
-from ga.runio import RunDirError
+from ga.rundir.layout import BEST, GENERATIONS, OPTIONAL, RUN_FILES, check_run_dir
+from ga.rundir.manifest import read_manifest
+from ga.rundir.reader import experiment_name
+from ga.weights import FILE_NAMES, WeightsError, load_weights
 
 if TYPE_CHECKING:
     import pandas as pd
-from ga.weights import FILE_NAMES, WeightsError, load_weights
 
-__all__ = ["RUN_FILES", "RunDirError", "check_run_dir", "format_grid", "read_manifest", "summarize_run"]
-
-#: What each file of a run directory holds, in the order they are listed.
-RUN_FILES: dict[str, str] = {
-    "config.toml": "the experiment settings, every key",
-    "manifest.json": "seed, status, timing, command and versions",
-    "generations.csv": "one row per generation: win rates, fitness, diversity, timings",
-    "games.csv": "every game: generation, individual, opponent, colour, seed, disc_diff",
-    "population.csv": "the last population, one row of weights per individual",
-    "best_weights.csv": "the best table (8x8, rank 1 first); refined with [refine]",
-    "mean_weights.csv": "the population mean table (8x8, rank 1 first)",
-    "hall_of_fame.csv": "the best individuals seen",
-    "final.csv": "the final tournament that chose the best table ([final] games)",
-    "ga_best_weights.csv": "the GA's best table, where the refinement started ([refine])",
-    "refine.csv": "one row per refinement generation: panel scores, sigma, centroid ([refine])",
-    "refine_state.json": "the refinement's state to resume from ([refine])",
-    "restarts": "the refinement's restarts: one run directory each ([refine])",
-    "checkpoint.json": "the state to resume from",
-    "plots": "figures (othello-ga plot)",
-}
-
-
-#: Files only some runs have (final.csv: with a final tournament; the refinement's: with [refine]).
-OPTIONAL = ("plots", "final.csv", "ga_best_weights.csv", "refine.csv", "refine_state.json", "restarts")
-
-
-def check_run_dir(run_dir: str | os.PathLike[str]) -> Path:
-    """Returns ``run_dir`` as a path if it holds ``manifest.json`` or ``generations.csv``.
-
-    :raises RunDirError: if it does not exist or is not a run directory.
-    """
-    path = Path(run_dir)
-    if not path.exists():
-        raise RunDirError(f"'{run_dir}' does not exist")
-    if not path.is_dir() or not ((path / "manifest.json").is_file() or (path / "generations.csv").is_file()):
-        raise RunDirError(
-            f"'{run_dir}' is not a run directory (no manifest.json or generations.csv); "
-            "run `othello-ga evolve CONFIG` first"
-        )
-    return path
-
-
-def read_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """Returns the run's ``manifest.json`` as a dict, or ``{}`` if it has none.
-
-    :raises RunDirError: if the file exists but is not a JSON object.
-    """
-    path = Path(run_dir)
-    if not (path / "manifest.json").is_file():
-        return {}
-    return runio.read_manifest(path)
+__all__ = ["format_grid", "summarize_run"]
 
 
 def format_grid(weights: npt.ArrayLike, digits: int = 2) -> str:
@@ -106,11 +55,11 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     :raises RunDirError: if ``run_dir`` is not a run directory or its manifest is unreadable.
     """
     path = check_run_dir(run_dir)
-    manifest = read_manifest(path)
+    manifest = read_manifest(path, missing_ok=True)
     generations = _read_generations(path)
     lines = [f"Run {path}"]
     rows: list[tuple[str, str]] = [
-        ("experiment", str(manifest.get("experiment", _experiment_name(path)) or "?")),
+        ("experiment", str(manifest.get("experiment", experiment_name(path)) or "?")),
         ("seed", _text(manifest.get("seed"))),
         ("status", _status(manifest)),
         ("generations", _generations_done(manifest, generations)),
@@ -135,7 +84,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     if missing:
         lines.append(f"  missing: {', '.join(missing)}")
 
-    best_path = path / "best_weights.csv"
+    best_path = path / BEST
     lines.append("")
     if best_path.is_file():
         try:
@@ -155,18 +104,12 @@ def _read_generations(path: Path) -> pd.DataFrame | None:
     import pandas as pd  # here, not at the top: the CLI starts faster without it
 
     try:
-        generations = pd.read_csv(path / "generations.csv")
+        generations = pd.read_csv(path / GENERATIONS)
     except (OSError, pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
         return None
     if generations.empty or "generation" not in generations.columns:
         return None
     return generations
-
-
-def _experiment_name(path: Path) -> str:
-    from ga.plots import experiment_name  # matplotlib only when there is no manifest
-
-    return experiment_name(path)
 
 
 def _text(value: object) -> str:

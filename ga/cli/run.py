@@ -1,69 +1,26 @@
-"""The ``othello-ga`` command line: the only module that parses arguments.
-
-Bad input (a config, a weights file, a spec, a path) ends with one line on
-stderr naming the problem and exit code 2; set OTHELLO_GA_DEBUG=1 to see the
-traceback instead.
-"""
+"""The commands that run experiments: evolve and resume."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ga import commands
-from ga.cluster import ClusterUnavailable
-from ga.config import ConfigError
-from ga.fitness import WorkersLost
-from ga.runio import RunDirError
-from ga.weights import WeightsError
+from ga.cli.errors import EXIT_INTERRUPTED, Command
+from ga.cli.progress import Progress
+from ga.games.executor import WorkersLost
+from ga.rundir.layout import CHECKPOINT
 
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
-
-
-class Progress:
-    """A tqdm bar over generations: games/s, current and best fitness, ETA."""
-
-    def __init__(self, start: int, total: int, quiet: bool) -> None:
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=total, initial=start, unit="gen", disable=quiet, dynamic_ncols=True, file=sys.stderr)
-        self.games = 0
-        self.started = time.perf_counter()
-
-    def update(self, record: dict[str, Any]) -> None:
-        """Advances the bar by one generation."""
-        self.games += record["games"]
-        rate = self.games / max(time.perf_counter() - self.started, 1e-9)
-        self.bar.set_postfix_str(
-            f"{rate:,.0f} games/s, win rate {record['win_rate']:.3f}, best fitness {record['best_fitness']:.3f}",
-            refresh=False,
-        )
-        self.bar.update(1)
-
-    def close(self) -> None:
-        """Closes the bar."""
-        self.bar.close()
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="othello-ga")
-def cli() -> None:
-    """Evolve the 64 square weights of an Othello evaluation function with a genetic algorithm."""
+__all__ = ["evolve", "resume"]
 
 
 def _plot_helper(plots: bool) -> Any:
-    """Returns a helper that imports the plotting code while the run plays (see :mod:`ga.plothelper`)."""
+    """Returns a helper that imports the plotting code while the run plays (see :mod:`ga.analysis.plothelper`)."""
     if not plots:
         return contextlib.nullcontext()
-    from ga.plothelper import PlotHelper
+    from ga.analysis.plothelper import PlotHelper
 
     return PlotHelper()
 
@@ -103,8 +60,6 @@ def _run_on(run_dir: Path, start: Any) -> Any:
     try:
         return start()
     except WorkersLost as error:
-        from ga.runio import CHECKPOINT
-
         if (run_dir / CHECKPOINT).is_file():
             hint = f"the last checkpoint is intact; continue with: othello-ga resume {run_dir} --local (or --dask ADDRESS)"
         else:
@@ -117,12 +72,12 @@ def _configure_tls(ca: Path | None, cert: Path | None, key: Path | None) -> None
         return
     if ca is None or cert is None:
         raise click.UsageError("--dask-tls-ca and --dask-tls-cert go together (and --dask-tls-key if the key is separate)")
-    from ga.cluster import use_tls
+    from ga.games.cluster import use_tls
 
     use_tls(str(ca), str(cert), str(key) if key is not None else None)
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("config", type=click.Path(path_type=Path))
 @click.option("--seed", type=click.IntRange(min=0), help="Override experiment.seed.")
 @click.option("--generations", type=click.IntRange(min=1), help="Override experiment.generations.")
@@ -136,7 +91,7 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
            dask_tls_key: Path | None) -> None:
     """Run the experiment described by the TOML file CONFIG."""
     from ga.config import load_config, with_overrides
-    from ga.evolve import default_run_dir, run
+    from ga.evolution.run import default_run_dir, run
 
     loaded = with_overrides(load_config(config), seed=seed, generations=generations, workers=workers,
                             backend="dask" if dask is not None else None, address=dask)
@@ -147,7 +102,7 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
         _finish_run(result, plot_helper)
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--generations", type=click.IntRange(min=1), help="New total number of generations (to extend a run).")
 @click.option("--workers", type=click.IntRange(min=0), help="Local workers (0 = all cores); with --dask local, its workers.")
@@ -158,7 +113,7 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
 def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: bool, plots: bool, local: bool,
            dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None, dask_tls_key: Path | None) -> None:
     """Continue an interrupted run in RUN_DIR from its last checkpoint."""
-    from ga.evolve import resume as resume_run
+    from ga.evolution.run import resume as resume_run
 
     if local and dask is not None:
         raise click.UsageError("--local and --dask exclude each other")
@@ -167,79 +122,3 @@ def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: b
         result = _run_on(run_dir, lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
                                                      local=local, progress=lambda start, total: Progress(start, total, quiet)))
         _finish_run(result, plot_helper)
-
-
-@cli.command()
-@click.argument("opponent", default="wpc:1@heuristic")
-@click.option("--black", "human_colour", flag_value="black", default=True, help="You play black (first).")
-@click.option("--white", "human_colour", flag_value="white", help="You play white.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the computer's random choices.")
-def play(opponent: str, human_colour: str, seed: int | None) -> None:
-    """Play against OPPONENT (a player spec, default wpc:1@heuristic) in the terminal."""
-    from engine import BLACK, WHITE, build_player
-    from ga.play import play_human
-    from ga.weights import load_weights
-
-    computer = build_player(opponent, load_weights=load_weights)
-    if seed is None:
-        seed = int.from_bytes(os.urandom(4), "little")
-    human = BLACK if human_colour == "black" else WHITE
-    click.echo(f"You play {human_colour} against {opponent} (seed {seed}). Type a square like d3; Ctrl-D quits.")
-    try:
-        play_human(computer, human, seed, ask=lambda prompt: input(prompt), say=click.echo)
-    except (EOFError, KeyboardInterrupt):
-        click.echo("\nBye.")
-
-
-@cli.command()
-@click.option("--quick", is_flag=True, help="Small sizes (seconds, for a smoke test).")
-@click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True, help="Runs per measurement.")
-def bench(quick: bool, repeat: int) -> None:
-    """Measure the engine: perft and games per second (single core, medians)."""
-    from ga.bench import report, run_benchmarks
-
-    click.echo(report(run_benchmarks(quick=quick, repeat=repeat)))
-
-
-for _command in (commands.plot, commands.compare, commands.export, commands.evaluate, commands.show):
-    cli.add_command(_command)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Runs the command line and returns the exit code."""
-    try:
-        code = cli.main(args=argv, prog_name="othello-ga", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 1
-    except click.UsageError as error:
-        command = error.ctx.command_path if error.ctx is not None else "othello-ga"
-        click.echo(f"othello-ga: error: {_one_line(error.format_message())} (see '{command} --help')", err=True)
-        return EXIT_BAD_INPUT
-    except click.ClickException as error:
-        error.show()
-        return error.exit_code
-    except KeyboardInterrupt:
-        click.echo("interrupted; the last checkpoint is intact (othello-ga resume RUN_DIR continues)", err=True)
-        return EXIT_INTERRUPTED
-    except WorkersLost as error:
-        if os.environ.get("OTHELLO_GA_DEBUG") == "1":
-            raise
-        click.echo(f"othello-ga: error: {_one_line(error)}", err=True)
-        return EXIT_FAILED
-    except (ConfigError, RunDirError, WeightsError, ClusterUnavailable, ValueError, OSError) as error:
-        if os.environ.get("OTHELLO_GA_DEBUG") == "1":
-            raise
-        click.echo(f"othello-ga: error: {_one_line(error)}", err=True)
-        return EXIT_BAD_INPUT
-    return code if isinstance(code, int) else 0
-
-
-def _one_line(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.filename is not None:
-        return f"{error.strerror or error} ('{error.filename}')"
-    return " ".join(str(error).split())
-
-
-if __name__ == "__main__":
-    sys.exit(main())

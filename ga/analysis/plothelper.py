@@ -31,7 +31,7 @@ FORK_SHARE = ("opponent_bars", "best_weights", "mean_weights")
 
 
 class PlotHelper:
-    """A helper process, ready to draw a run's figures (see :func:`ga.plots.plot_run`).
+    """A helper process, ready to draw a run's figures (see :func:`ga.analysis.plots.plot_run`).
 
     Use as a context manager around the run, and :meth:`draw` once it has
     finished. If the helper cannot start, or fails, this process draws the
@@ -42,11 +42,11 @@ class PlotHelper:
         self.asked = False
         # The helper imports this package from where this process found it
         # (a source checkout run without installing included).
-        root = os.fspath(Path(__file__).resolve().parents[1])
+        root = os.fspath(Path(__file__).resolve().parents[2])
         path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
         try:
             self.process: subprocess.Popen[str] | None = subprocess.Popen(
-                [sys.executable, "-c", "from ga.plothelper import serve; serve()"],
+                [sys.executable, "-c", "from ga.analysis.plothelper import serve; serve()"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
                 env={**os.environ, "PYTHONPATH": path},
             )
@@ -66,7 +66,7 @@ class PlotHelper:
         if reply is not None and "written" in reply:
             return [Path(path) for path in reply["written"]]
         # The helper could not draw: this process does, raising what plot_run raises.
-        from ga.plots import plot_run  # not before: importing matplotlib here is what the helper saves
+        from ga.analysis.plots import plot_run  # not before: importing matplotlib here is what the helper saves
 
         return plot_run(run_dir)
 
@@ -118,7 +118,7 @@ def serve() -> None:
     ``{"written": [paths]}`` or ``{"error": message}``. At end of file (the run
     stopped or died) it exits without drawing.
     """
-    import ga.plots  # the point of starting early
+    import ga.analysis.plots  # noqa: F401  (the point of starting early)
 
     line = sys.stdin.readline()
     if not line:
@@ -142,7 +142,7 @@ def _draw(run_dir: str) -> list[Path]:
     drawing in parallel saved; one import and a fork at the end gets both.
     Without ``fork`` (not POSIX) this process draws them all.
     """
-    from ga.plots import REFINE_FIGURE, RUN_FIGURES, plot_run
+    from ga.analysis.plots import REFINE_FIGURE, RUN_FIGURES, plot_run
 
     if not hasattr(os, "fork"):
         return plot_run(run_dir)

@@ -10,7 +10,7 @@ Three protocols:
   1/2. The default opponent is WPC-H (``wpc:1@heuristic``).
 - ``eu``: "expected utility": the score against ``games`` tables drawn uniformly
   from U(-1, 1), each played once with each colour, no exploration; one
-  :class:`~ga.stats.MatchSummary` labelled :data:`EU_LABEL`.
+  :class:`~ga.analysis.stats.MatchSummary` labelled :data:`EU_LABEL`.
 
 Game ``i`` against an opponent gives the evaluated player black when ``i`` is
 even and white when odd. Its seed is a splitmix64 hash of ``(seed, opponent
@@ -33,8 +33,12 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import Player, PlayerSpec, build_player, parse_spec, play_match
-from ga.config import Config, load_config
-from ga.stats import MatchSummary
+from engine.players import is_path
+from ga.analysis.stats import MatchSummary
+from ga.config import Config
+from ga.games.executor import opponent_spec
+from ga.games.seeds import game_seeds, random_tables
+from ga.rundir.reader import read_config
 from ga.weights import load_weights
 
 __all__ = [
@@ -58,57 +62,8 @@ EU_LABEL = "eu(random U(-1,1) tables)"
 PlayerSource = str | npt.ArrayLike
 Task = TypeVar("Task")
 
-_UINT64 = np.uint64
-_GOLDEN = _UINT64(0x9E3779B97F4A7C15)
-# Stream of the eu protocol's random tables, kept apart from the game seeds.
-_EU_TABLE_STREAM = 0x6575
 # Below this many games per thread, handing work to a thread costs more than it saves.
 _MIN_CHUNK = 64
-
-
-# ---------------------------------------------------------------- seeds
-
-
-def _mix64(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    """Returns the splitmix64 finalizer of each value (a bijection on 64-bit integers).
-
-    Constants from Steele, Lea & Flood, "Fast splittable pseudorandom number
-    generators" (OOPSLA 2014), as in https://prng.di.unimi.it/splitmix64.c.
-    """
-    with np.errstate(over="ignore"):
-        z = values.astype(_UINT64, copy=True)
-        z = (z ^ (z >> _UINT64(30))) * _UINT64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> _UINT64(27))) * _UINT64(0x94D049BB133111EB)
-        return z ^ (z >> _UINT64(31))
-
-
-def game_seeds(seed: int, opponent_index: int, games: int) -> npt.NDArray[np.uint64]:
-    """Returns the seeds of games ``0..games-1`` against opponent ``opponent_index``.
-
-    Seed ``i`` depends only on ``(seed, opponent_index, i)``: asking for more
-    games extends the list without changing its start.
-
-    >>> bool((game_seeds(7, 1, 3) == game_seeds(7, 1, 5)[:3]).all())
-    True
-
-    :raises ValueError: if ``seed`` or ``opponent_index`` is outside ``[0, 2**64)``
-        or ``games`` is negative.
-    """
-    for label, value in (("seed", seed), ("opponent index", opponent_index)):
-        if not 0 <= value < 2**64:
-            raise ValueError(f"{label} must be in [0, 2**64), got {value}")
-    if games < 0:
-        raise ValueError(f"games must be >= 0, got {games}")
-    key = _mix64(_mix64(np.array([seed], dtype=_UINT64)) ^ _UINT64(opponent_index))
-    with np.errstate(over="ignore"):
-        counters = key + (np.arange(1, games + 1, dtype=_UINT64) * _GOLDEN)
-    return _mix64(counters)
-
-
-def random_tables(seed: int, count: int) -> npt.NDArray[np.float64]:
-    """Returns ``count`` weight tables (rows of 64) drawn uniformly from U(-1, 1)."""
-    generator = np.random.default_rng(np.random.SeedSequence([seed, _EU_TABLE_STREAM]))
-    return generator.uniform(-1.0, 1.0, size=(count, 64))
 
 
 # ---------------------------------------------------------------- players
@@ -133,13 +88,6 @@ def _player_spec(
     if eps is not None:
         spec = dataclasses.replace(spec, eps=eps)
     return spec, weights
-
-
-def _opponent_spec(text: str, eps: float | None) -> PlayerSpec:
-    spec = parse_spec(text)
-    if spec.kind == "human":
-        raise ValueError(f"opponent {text!r}: the human player is interactive; it cannot be an opponent")
-    return dataclasses.replace(spec, eps=eps) if eps is not None else spec
 
 
 def _check_protocol(protocol: str, eps: float | None) -> float | None:
@@ -213,7 +161,7 @@ def evaluate_player(
     played_eps = _check_protocol(protocol, eps)
     opponents = protocol_opponents(protocol, opponents)
     spec, weights = _player_spec(player_spec, played_eps)
-    opponent_specs = [_opponent_spec(opponent, played_eps) for opponent in opponents]
+    opponent_specs = [opponent_spec(opponent, played_eps) for opponent in opponents]
     if protocol == "league":
         for label, checked in [("evaluated player", spec), *zip(opponents, opponent_specs)]:
             if checked.depth != 1:
@@ -328,13 +276,13 @@ def _run_config(run_dir_or_config: str | os.PathLike[str] | Config) -> Config:
     """Returns the config given, or the one in a run directory's ``config.toml``."""
     if isinstance(run_dir_or_config, Config):
         return run_dir_or_config
-    return load_config(Path(run_dir_or_config) / "config.toml")
+    return read_config(Path(run_dir_or_config))
 
 
 def _identity(text: str) -> tuple[str, int, str | None]:
     """Returns what makes two opponents the same player: kind, depth and table."""
     spec = parse_spec(text)
     table = spec.table
-    if table is not None and not spec.table_is_builtin:
+    if table is not None and is_path(table):
         table = str(Path(table).resolve())
     return spec.kind, spec.depth, table

@@ -36,19 +36,15 @@ from deap import base, cma, creator
 
 from engine import Player, build_player, play_match
 from ga.config import Config, RefineConfig
-from ga.evaluation import _opponent_spec, game_seeds, random_tables
-from ga.fitness import derive_seed
-from ga.genome import contract, expand
-from ga.runio import atomic_write
-from ga.stats import MatchSummary
+from ga.evolution.genome import contract, expand
+from ga.games import scoring
+from ga.games.executor import opponent_spec
+from ga.games.seeds import Stream, derive_seed, game_seeds, random_tables
+from ga.rundir.layout import REFINE_STATE
+from ga.rundir.writer import RunWriter
 from ga.weights import load_weights
 
-REFINE = 8  # stream of the run seed (7 is random-table games', 6 the final tournament's)
-RESTART = 9  # stream of the restarts' seeds
 GROUPS = ("opponents", "restarts", "random_tables")
-REFINE_CSV = "refine.csv"
-REFINE_STATE = "refine_state.json"
-GA_BEST = "ga_best_weights.csv"  # the GA's best table, which the refinement started from
 CHUNK = 128  # games of one task against one opponent (even: colours alternate)
 JOB = 64  # tasks one thread plays at a time
 
@@ -59,7 +55,7 @@ if not hasattr(creator, "RefineFitness"):
 
 def restart_seed(seed: int, restart: int) -> int:
     """Returns the seed of restart ``restart`` (1, 2, ...) of a run seeded ``seed``."""
-    return derive_seed(seed, RESTART, restart) % 2**31  # short: it is shown in the restart's config.toml
+    return derive_seed(seed, Stream.RESTART, restart) % 2**31  # short: it is shown in the restart's config.toml
 
 
 @dataclass
@@ -71,7 +67,7 @@ class Panel:
 
     @classmethod
     def build(cls, refine: RefineConfig, restart_tables: Sequence[npt.ArrayLike]) -> Panel:
-        opponents = [build_player(_opponent_spec(spec, refine.eps), load_weights=load_weights)
+        opponents = [build_player(opponent_spec(spec, refine.eps), load_weights=load_weights)
                      for spec in refine.opponents]
         restarts = [Player("nhand_custom", 1, np.asarray(table, dtype=np.float64), refine.eps)
                     for table in restart_tables]
@@ -87,7 +83,7 @@ def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: 
 
     The same for every candidate of the generation; new each generation.
     """
-    games_seed = derive_seed(seed, REFINE, generation)
+    games_seed = derive_seed(seed, Stream.REFINE, generation)
     tasks: list[tuple[str, int, Any, Any]] = []
     for group, players in (("opponents", panel.opponents), ("restarts", panel.restarts)):
         weight = refine.weight_opponents if group == "opponents" else refine.weight_restarts
@@ -136,8 +132,7 @@ def panel_scores(
         for group, result in played:
             diffs.setdefault((candidate, group), []).append(result)
     for (candidate, group), parts in diffs.items():
-        scores[candidate, GROUPS.index(group)] = MatchSummary.from_disc_diffs(
-            group, np.concatenate(parts).tolist()).score
+        scores[candidate, GROUPS.index(group)] = scoring.score(np.concatenate(parts), "win_rate")
     return scores
 
 
@@ -184,14 +179,11 @@ def read_state(run_dir: Path, start: npt.NDArray[np.float64]) -> tuple[int, cma.
     return state["generation"] + 1, _decode(state["strategy"]), state["rows"]
 
 
-def write_state(run_dir: Path, start: npt.NDArray[np.float64], generation: int, strategy: cma.Strategy,
+def write_state(writer: RunWriter, start: npt.NDArray[np.float64], generation: int, strategy: cma.Strategy,
                 rows: list[dict[str, Any]]) -> None:
     """Writes refine.csv and then refine_state.json (which the next generation continues from)."""
-    import pandas as pd
-
-    atomic_write(run_dir / REFINE_CSV, pd.DataFrame(rows).to_csv(index=False))
     state = {"generation": generation, "start": start.tolist(), "strategy": _encode(strategy), "rows": rows}
-    atomic_write(run_dir / REFINE_STATE, json.dumps(state) + "\n")
+    writer.write_refine_state(rows, state)
 
 
 # --- the search --------------------------------------------------------------------
@@ -210,6 +202,7 @@ def refine(
     start = genes / np.abs(genes).max()
     panel = Panel.build(refine_config, restart_tables)
     saved = read_state(run_dir, start)
+    writer = RunWriter(run_dir)
     if saved is None:
         first, rows = 0, []
         strategy = cma.Strategy(centroid=start.tolist(), sigma=refine_config.sigma, lambda_=refine_config.candidates)
@@ -220,7 +213,7 @@ def refine(
         for generation in range(first, refine_config.generations):
             started = time.perf_counter()
             # DEAP's CMA-ES samples from numpy's global generator: seeded per generation, so a resumed search matches.
-            np.random.seed(derive_seed(seed, REFINE, generation, 1) % 2**32)
+            np.random.seed(derive_seed(seed, Stream.REFINE, generation, 1) % 2**32)
             candidates = strategy.generate(creator.RefineCandidate)
             tasks = generation_tasks(refine_config, panel, seed, generation)
             scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers)
@@ -235,7 +228,7 @@ def refine(
                    "sigma": float(strategy.sigma), "generation_s": round(time.perf_counter() - started, 3),
                    **{f"centroid_{i}": float(g) for i, g in enumerate(strategy.centroid)}}
             rows.append(row)
-            write_state(run_dir, start, generation, strategy, rows)
+            write_state(writer, start, generation, strategy, rows)
             if bar is not None:
                 bar.update({"games": row["games"], "win_rate": row["score_mean"], "best_fitness": row["score_best"]})
             if should_stop() and generation + 1 < refine_config.generations:

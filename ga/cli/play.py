@@ -6,11 +6,17 @@ directly, so tests can drive it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+
+import click
 
 from engine import BLACK, PASS, Board, Player, parse_square, square_name
 
-from ga.fitness import derive_seed
+from ga.cli.errors import Command
+from ga.games.seeds import derive_seed
+
+__all__ = ["describe_result", "play", "play_human"]
 
 
 def describe_result(board: Board, human: int) -> str:
@@ -66,3 +72,24 @@ def play_human(
     say(str(board))
     say(describe_result(board, human))
     return board
+
+
+@click.command(cls=Command)
+@click.argument("opponent", default="wpc:1@heuristic")
+@click.option("--black", "human_colour", flag_value="black", default=True, help="You play black (first).")
+@click.option("--white", "human_colour", flag_value="white", help="You play white.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the computer's random choices.")
+def play(opponent: str, human_colour: str, seed: int | None) -> None:
+    """Play against OPPONENT (a player spec, default wpc:1@heuristic) in the terminal."""
+    from engine import WHITE, build_player
+    from ga.weights import load_weights
+
+    computer = build_player(opponent, load_weights=load_weights)
+    if seed is None:
+        seed = int.from_bytes(os.urandom(4), "little")
+    human = BLACK if human_colour == "black" else WHITE
+    click.echo(f"You play {human_colour} against {opponent} (seed {seed}). Type a square like d3; Ctrl-D quits.")
+    try:
+        play_human(computer, human, seed, ask=lambda prompt: input(prompt), say=click.echo)
+    except (EOFError, KeyboardInterrupt):
+        click.echo("\nBye.")

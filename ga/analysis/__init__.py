@@ -1,0 +1,1 @@
+"""Looking at results: evaluation protocols, statistics, summaries, figures, benchmarks."""

@@ -1,0 +1,59 @@
+"""The ``othello-ga`` command line: the only package that parses arguments.
+
+Every command follows one error policy (:mod:`ga.cli.errors`): bad input
+ends with one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ga.cli import errors
+from ga.cli.bench import bench
+from ga.cli.evaluate import evaluate
+from ga.cli.export import export
+from ga.cli.inspect import compare, plot, show
+from ga.cli.play import play
+from ga.cli.run import evolve, resume
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="othello-ga")
+def cli() -> None:
+    """Evolve the 64 square weights of an Othello evaluation function with a genetic algorithm."""
+
+
+for _command in (evolve, resume, play, bench, plot, compare, export, evaluate, show):
+    cli.add_command(_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the command line and returns the exit code."""
+    try:
+        code = cli.main(args=argv, prog_name=errors.PROG, standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 1
+    except click.exceptions.Exit as exit_:
+        return exit_.exit_code
+    except click.UsageError as error:
+        command = error.ctx.command_path if error.ctx is not None else errors.PROG
+        click.echo(f"{errors.PROG}: error: {errors.one_line(error.format_message())} (see '{command} --help')",
+                   err=True)
+        return errors.EXIT_BAD_INPUT
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except KeyboardInterrupt:
+        click.echo("interrupted; the last checkpoint is intact (othello-ga resume RUN_DIR continues)", err=True)
+        return errors.EXIT_INTERRUPTED
+    except Exception as error:
+        code = errors.exit_code(error)
+        if code is None or errors.debugging():
+            raise
+        click.echo(f"{errors.PROG}: error: {errors.one_line(error)}", err=True)
+        return code
+    return code if isinstance(code, int) else 0
+

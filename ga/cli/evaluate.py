@@ -1,0 +1,138 @@
+"""The evaluate command: a table or player against opponents, with intervals and Elo."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from engine import parse_spec
+from ga.analysis.evaluation import (
+    PROTOCOLS, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+)
+from ga.analysis.stats import MatchSummary
+from ga.cli.errors import Command, warn
+from ga.cli.outputs import check_output
+from ga.config import ConfigError
+from ga.files import atomic_write
+from ga.games.executor import all_cores
+from ga.rundir.resolve import resolve_player
+
+__all__ = ["CSV_COLUMNS", "evaluate"]
+
+#: Columns of ``evaluate --csv``, one row per opponent.
+CSV_COLUMNS = (
+    "player", "protocol", "opponent", "games", "wins", "draws", "losses", "score",
+    "score_low", "score_high", "elo", "elo_low", "elo_high", "eps", "seed",
+)
+
+
+@click.command(cls=Command)
+@click.argument("player", metavar="WEIGHTS_OR_SPEC")
+@click.option("--vs", "opponents", multiple=True, metavar="SPEC",
+              help="Opponent player spec; repeat for several (league default: wpc:1@heuristic).")
+@click.option("--games", type=click.IntRange(min=1), required=True,
+              help="Games per opponent (eu: random tables, each played twice).")
+@click.option("--eps", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Random-move probability of both players (plain protocol).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+              help="Seed of the game seeds; the same seed replays the same games.")
+@click.option("--workers", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Threads playing the games; 0 = all cores. Results do not depend on it.")
+@click.option("--protocol", type=click.Choice(PROTOCOLS), default="plain", show_default=True,
+              help="plain: as given; league: 1-ply, eps 0.1, both colours; eu: vs random U(-1,1) tables.")
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
+              help="Also write the rows to this CSV file.")
+@click.option("--force", is_flag=True, help="Replace an existing --csv file.")
+def evaluate(
+    player: str, opponents: tuple[str, ...], games: int, eps: float | None, seed: int,
+    workers: int, protocol: str, csv_path: Path | None, force: bool,
+) -> None:
+    """Play WEIGHTS_OR_SPEC against each --vs opponent; print score, Wilson interval and Elo.
+
+    WEIGHTS_OR_SPEC is a weights file, a run directory (its best table), a
+    built-in table name (played as wpc:1) or a player spec such as nhand:2.
+    Half the games are played with each colour.
+    """
+    evaluated, label, run_dir = resolve_player(player)
+    played = protocol_opponents(protocol, opponents)
+    for opponent in played:
+        parse_spec(opponent)
+    if csv_path is not None:
+        check_output(csv_path, force)
+    if run_dir is not None:
+        try:
+            overlap = training_overlap(run_dir, played)
+            random_tables = protocol == "eu" and trained_on_random_tables(run_dir)
+        except ConfigError as error:
+            warn(f"cannot tell whether the opponents were training opponents: {error}")
+            overlap, random_tables = [], False
+        for opponent in overlap:
+            warn(
+                f"{opponent!r} was a training opponent of run '{run_dir}'; its score is not a held-out result"
+            )
+        if random_tables:
+            warn(
+                f"run '{run_dir}' trained against random U(-1, 1) tables "
+                "(fitness.random_table_games or the [refine] panel); "
+                "expected utility plays fresh tables of that distribution, not unseen kinds of opponent"
+            )
+    summaries = evaluate_player(
+        evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
+        protocol=protocol,
+    )
+    click.echo(f"player    {label}")
+    click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else ""))
+    click.echo(_format_table(summaries))
+    if csv_path is not None:
+        try:
+            atomic_write(csv_path, _csv_text(summaries, label, protocol, eps, seed), overwrite=force)
+        except FileExistsError:
+            raise FileExistsError(f"'{csv_path}' already exists; pass --force to replace it") from None
+        click.echo(f"wrote {csv_path}")
+
+
+
+def _format_table(summaries: Sequence[MatchSummary]) -> str:
+    """Returns one aligned row per opponent: counts, score with Wilson interval, Elo with interval."""
+    width = max(len("opponent"), *(len(summary.opponent) for summary in summaries))
+    header = (
+        f"{'opponent':<{width}}  {'games':>7} {'wins':>7} {'draws':>6} {'losses':>7}  "
+        f"{'score':>5}  {'95% interval':<14}  {'Elo':>5}  95% interval"
+    )
+    lines = [header]
+    for summary in summaries:
+        low, high = summary.interval
+        elo_low, elo_high = summary.elo_interval
+        lines.append(
+            f"{summary.opponent:<{width}}  {summary.games:>7} {summary.wins:>7} {summary.draws:>6} "
+            f"{summary.losses:>7}  {summary.score:.3f}  [{low:.3f}, {high:.3f}]  "
+            f"{_elo(summary.elo):>5}  [{_elo(elo_low)}, {_elo(elo_high)}]"
+        )
+    return "\n".join(lines)
+
+
+def _elo(value: float) -> str:
+    return "nan" if math.isnan(value) else f"{value:+.0f}"
+
+
+def _csv_text(
+    summaries: Sequence[MatchSummary], label: str, protocol: str, eps: float | None, seed: int
+) -> str:
+    """Returns the CSV of ``evaluate``: a header and one row per opponent."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for summary in summaries:
+        low, high = summary.interval
+        elo_low, elo_high = summary.elo_interval
+        writer.writerow(
+            [label, protocol, summary.opponent, summary.games, summary.wins, summary.draws,
+             summary.losses, repr(summary.score), repr(low), repr(high), repr(summary.elo),
+             repr(elo_low), repr(elo_high), "" if eps is None else repr(eps), seed]
+        )
+    return buffer.getvalue()

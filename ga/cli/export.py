@@ -1,0 +1,65 @@
+"""The export command: a weight table in the format of the user's own engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ga.cli.errors import Command, warn
+from ga.cli.outputs import check_output
+from ga.rundir.resolve import WHICH, resolve_weights
+from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, parse_weights, save_weights
+
+__all__ = ["export"]
+
+
+@click.command(cls=Command)
+@click.argument("source")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="Output format.")
+@click.option("--which", type=click.Choice(WHICH), default="best", show_default=True,
+              help="Table of a run directory: best_weights.csv, mean_weights.csv or (refined runs) "
+                   "ga_best_weights.csv; of 'reference': strong (= best) or seed2021.")
+@click.option("--scale", type=float, default=None,
+              help="Scale so that the largest magnitude equals K.", metavar="K")
+@click.option("--round", "round_", is_flag=True, help="Round to integers (after --scale).")
+@click.option("--name", default="weights", show_default=True, help="Variable name in c and python.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="File to write [default: stdout; npy needs a file].")
+@click.option("--force", is_flag=True, help="Replace an existing output file.")
+def export(
+    source: str, fmt: str, which: str, scale: float | None, round_: bool, name: str,
+    output: Path | None, force: bool,
+) -> None:
+    """Write a weight table as csv, json, npy, markdown, c or python.
+
+    SOURCE is a run directory (its best or mean table), a weights file or a
+    built-in table name (heuristic, classic, disc, lr06, sjk11, reference).
+    'reference' is the table evolved by experiments/strong.toml and shipped
+    in results/reference/; --which seed2021 gives that of the blog's experiment.
+    """
+    weights, description = resolve_weights(source, which)
+    if fmt == "npy":
+        if output is None:
+            raise ValueError("npy is binary; write it to a file with -o FILE")
+        if scale is not None or round_:
+            # Scale and round exactly as the text formats do (repr round-trips).
+            weights = parse_weights(format_weights(weights, "csv", scale=scale, round_=round_), "csv")
+    text = None
+    if fmt != "npy":
+        text = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    implied = FORMAT_BY_SUFFIX.get(output.suffix.lower())
+    if implied is not None and implied != fmt:
+        raise ValueError(
+            f"'{output}' has suffix {output.suffix}, which reads as {implied}; "
+            f"name it with a {fmt} suffix or pass --format {implied}"
+        )
+    check_output(output, force)
+    save_weights(output, weights, fmt, overwrite=force, scale=scale, round_=round_, name=name,
+                 source=description)
+    if implied is None:
+        warn(f"'{output}' has no weights suffix; read it back with load_weights(path, fmt={fmt!r})")
+    click.echo(f"wrote {output} ({fmt}, from {description})")

@@ -1,0 +1,1 @@
+"""The genetic algorithm: genomes, operators, the generation loop, the final tournament, the refinement."""

@@ -1,0 +1,178 @@
+"""Fitness by games: whom each individual plays, with which seeds, and its score.
+
+A generation's games are planned as flat arrays (:class:`~ga.games.plan.GamePlan`)
+and played by the engine through :mod:`ga.games.executor`: no Python runs per
+game or per move. Every game's seed is a hash of (run seed, generation,
+individual, opponent, game), so results never depend on the number of workers
+or on scheduling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine import parse_spec
+from ga.config import Config
+from ga.evolution.genome import expand_many
+from ga.games import executor, scoring
+from ga.games.plan import HALL_OF_FAME, POPULATION, RANDOM_TABLE, GamePlan, colour_pattern
+from ga.games.seeds import Stream, derive_seed, derive_seeds, mix
+from ga.rundir.writer import GameLog
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def opponent_labels(config: Config) -> list[str]:
+    """Returns the labels of a run's opponents: the specs, then population and hall_of_fame."""
+    labels = [opponent.spec for opponent in config.fitness.opponents]
+    if config.fitness.coevolution:
+        labels.append(POPULATION)
+    if config.fitness.hall_of_fame_games:
+        labels.append(HALL_OF_FAME)
+    if config.fitness.random_table_games:
+        labels.append(RANDOM_TABLE)
+    return list(dict.fromkeys(labels))
+
+
+def plan_generation(config: Config, generation: int, size: int, champions: int = 0) -> GamePlan:
+    """Returns every game of a generation of ``size`` individuals.
+
+    Rows ``size ..`` of the tables are the ``champions`` (hall of fame of
+    earlier generations' best), played in hall_of_fame games.
+    """
+    fit = config.fitness
+    seed = config.experiment.seed
+    specs = [opponent.spec for opponent in fit.opponents]
+    labels = opponent_labels(config)
+    label_index = np.array([labels.index(spec) for spec in specs], dtype=np.int32)
+    probabilities = np.array([opponent.weight for opponent in fit.opponents], dtype=np.float64)
+    probabilities /= probabilities.sum()
+    draw_rng = np.random.default_rng(derive_seed(seed, Stream.DRAWS, generation))
+    if fit.draw == "all":
+        drawn = np.tile(np.arange(len(specs)), (size, 1))
+    elif fit.common_random_numbers:
+        drawn = np.full((size, 1), draw_rng.choice(len(specs), p=probabilities))
+    else:
+        drawn = draw_rng.choice(len(specs), size=(size, 1), p=probabilities)
+    per_opponent = fit.games_per_opponent
+    who = np.zeros((size, 1), dtype=np.int64) if fit.common_random_numbers else np.arange(1, size + 1)[:, None]
+    bases = derive_seeds(seed, Stream.GAMES, generation, who, drawn)  # one per (individual, opponent)
+    game = np.arange(1, per_opponent + 1, dtype=np.uint64)
+    parts = [GamePlan(
+        individual=np.repeat(np.arange(size, dtype=np.int32), drawn.shape[1] * per_opponent),
+        opponent=np.repeat(label_index[drawn].ravel(), per_opponent),
+        member=np.full(drawn.size * per_opponent, -1, dtype=np.int32),
+        seeds=mix(bases.reshape(-1, 1) + game * _GOLDEN).ravel(),
+        colours=np.tile(colour_pattern(fit.colours, per_opponent), drawn.size),
+    )]
+    # Made only when needed: a generator costs more than the rest of a small plan.
+    rng = np.random.default_rng(derive_seed(seed, Stream.COEVOLUTION, generation)) if (
+        fit.coevolution and size > 1) or (fit.hall_of_fame_games and champions) else None
+    if fit.coevolution and size > 1:
+        others = rng.choice(size - 1, size=(size, fit.coevolution))
+        others += others >= np.arange(size)[:, None]  # never the individual itself
+        parts.append(_member_games(seed, generation, labels.index(POPULATION), others))
+    if fit.hall_of_fame_games and champions:
+        picks = size + rng.choice(champions, size=(size, fit.hall_of_fame_games))
+        parts.append(_member_games(seed, generation, labels.index(HALL_OF_FAME), picks))
+    if fit.random_table_games:
+        # Every individual meets the same tables (rows after the champions), table k in colour k % 2.
+        picks = size + champions + np.tile(np.arange(fit.random_table_games), (size, 1))
+        parts.append(_member_games(seed, generation, labels.index(RANDOM_TABLE), picks))
+    plan = GamePlan.concatenate(parts)
+    order = np.argsort(plan.individual, kind="stable")  # group each individual's games
+    return plan.subset(order)
+
+
+def generation_random_tables(config: Config, generation: int) -> np.ndarray:
+    """Returns a generation's random opponent tables (rows of 64 weights from U(-1, 1); none without them)."""
+    count = config.fitness.random_table_games
+    rng = np.random.default_rng(derive_seed(config.experiment.seed, Stream.RANDOM_TABLES, generation))
+    tables = rng.uniform(-1.0, 1.0, size=(count, 64))
+    if config.population.genome == "phase":
+        tables = np.hstack([tables, tables])  # one table for the whole game
+    return tables
+
+
+def _member_games(seed: int, generation: int, label: int, members: np.ndarray) -> GamePlan:
+    size, count = members.shape
+    k = np.arange(count)
+    seeds = mix(derive_seeds(seed, Stream.GAMES, generation, np.arange(1, size + 1)[:, None], label, k[None, :]))
+    return GamePlan(
+        individual=np.repeat(np.arange(size, dtype=np.int32), count),
+        opponent=np.full(size * count, label, dtype=np.int32),
+        member=members.astype(np.int32).ravel(),
+        seeds=seeds.ravel(),
+        colours=np.tile((k % 2).astype(np.uint8), size),
+    )
+
+
+def player_args(config: Config) -> tuple[str, int, float, int]:
+    """Returns (kind, depth, eps, phase_move) of the evolved player."""
+    spec = parse_spec(config.fitness.player)
+    return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move)
+
+
+
+
+@dataclass
+class Generation:
+    """What evaluating one generation produced, for the logs."""
+
+    record: dict[str, Any]
+    game_log: GameLog
+    games: int
+
+
+def evaluate_generation(
+    population: list[Any], generation: int, config: Config, champions: Sequence[Sequence[float]],
+    game_map: executor.GameMap, costs: np.ndarray | None = None,
+    while_playing: Callable[[], None] | None = None,
+) -> Generation:
+    """Plays the games of every individual without fitness and sets their fitness.
+
+    The games go to ``game_map`` (see :func:`ga.games.executor.play_batch`),
+    and ``while_playing`` runs while they play.
+    """
+    size = len(population)
+    tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
+    if len(champions):
+        tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
+    if config.fitness.random_table_games:
+        tables = np.vstack([tables, generation_random_tables(config, generation)])
+    labels = opponent_labels(config)
+    plan = plan_generation(config, generation, size, len(champions))
+    todo = np.array([not ind.fitness.valid for ind in population])
+    plan = plan.subset(todo[plan.individual])
+    batch = executor.Batch(player_args(config), tables, labels, plan)
+    map_function, parts, shared = game_map
+    diffs = executor.play_batch(batch, map_function, parts, shared=shared, costs=costs, while_playing=while_playing)
+    values = scoring.scores(plan.individual, diffs, size, config.fitness.score)
+    for i in np.flatnonzero(todo):
+        population[i].fitness.values = (float(values[i]),)
+        population[i].born = generation
+    record: dict[str, Any] = {
+        "generation": generation,
+        "games": int(diffs.size),
+        "wins": int((diffs > 0).sum()),
+        "draws": int((diffs == 0).sum()),
+        "losses": int((diffs < 0).sum()),
+        "win_rate": scoring.score(diffs, "win_rate") if diffs.size else float("nan"),
+    }
+    by_opponent = scoring.scores(plan.opponent, diffs, len(labels), "win_rate")  # NaN where none was played
+    for label, rate in zip(labels, by_opponent.tolist()):
+        record[f"win_rate_vs_{label}"] = rate
+    games = GameLog(generation, plan.individual, plan.opponent, labels, plan.colours, plan.seeds, diffs)
+    return Generation(record, games, int(diffs.size))
+
+
+def games_per_generation(config: Config) -> int:
+    """Returns how many games a generation plays (an upper bound with elites)."""
+    fit = config.fitness
+    opponents = len(fit.opponents) if fit.draw == "all" else 1
+    return config.population.size * (opponents * fit.games_per_opponent + fit.coevolution + fit.hall_of_fame_games
+                                       + fit.random_table_games)

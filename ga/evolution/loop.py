@@ -1,0 +1,243 @@
+"""The generation loop, shaped like DEAP's ``eaSimple``, with checkpoints.
+
+Generation 0 is the random initial population; every generation is evaluated,
+logged and checkpointed before the next one is bred. DEAP's operators draw
+from the module-level ``random``: the loop reseeds it from (run seed,
+generation) before breeding, so a generation depends only on the run seed and
+the previous population, which is what makes resumed runs identical to
+uninterrupted ones.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from deap import tools
+
+from ga.config import Config
+from ga.evolution import fitness, tournament
+from ga.evolution.genome import expand
+from ga.evolution.toolbox import breed, build_toolbox, diversity, individuals, population_statistics
+from ga.games import executor
+from ga.games.seeds import Stream, derive_seed
+from ga.rundir.checkpoint import Checkpoint
+from ga.rundir.manifest import now_iso
+from ga.rundir.writer import GameLog, RunWriter
+
+__all__ = ["GenerationLoop", "PendingSave", "ProgressFactory", "RunResult", "StopRequest"]
+
+ProgressFactory = Callable[[int, int], Any]
+
+
+class StopRequest:
+    """Turns SIGINT/SIGTERM into a request to stop after the current generation."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if self.signal is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt  # a second Ctrl-C stops at once; the checkpoint is intact
+        self.signal = signum
+
+    @contextmanager
+    def installed(self) -> Iterator[StopRequest]:
+        """Installs the handlers for the duration of the block (main thread only)."""
+        try:
+            previous = {s: signal.signal(s, self) for s in (signal.SIGINT, signal.SIGTERM)}
+        except ValueError:  # not the main thread: leave signals alone
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+
+class PendingSave:
+    """A generation's CSV rows and checkpoint, written once: while the next generation plays, or at the end.
+
+    Calling it writes the rows, then the checkpoint (which records the CSV
+    sizes it covers), and returns the generations done by that checkpoint
+    (None without one, or when already written).
+    """
+
+    def __init__(self, writer: RunWriter, record: dict[str, Any], games: GameLog, checkpoint: Checkpoint | None):
+        self.writer, self.record, self.games, self.checkpoint = writer, record, games, checkpoint
+        self.written = False
+
+    def __call__(self) -> int | None:
+        if self.written:
+            return None
+        self.written = True
+        self.writer.append_generation(self.record, self.games)
+        if self.checkpoint is None:
+            return None
+        self.checkpoint.csv_bytes = self.writer.csv_bytes()
+        self.writer.write_checkpoint(self.checkpoint)
+        return self.checkpoint.generation + 1
+
+
+@dataclass
+class RunResult:
+    """What a run returns to the Python API."""
+
+    run_dir: Path
+    logbook: tools.Logbook
+    hall_of_fame: tools.HallOfFame
+    population: list[Any]
+    finished: bool
+    generations_done: int
+
+    def logbook_frame(self) -> Any:
+        """Returns the logbook as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.logbook))
+
+
+@dataclass
+class GenerationLoop:
+    """Runs an experiment's generations in one run directory, from the start or from a checkpoint."""
+
+    config: Config
+    run_dir: Path
+    writer: RunWriter
+    manifest: dict[str, Any]
+    game_map: executor.GameMap
+    stop: StopRequest
+    progress: ProgressFactory | None = None
+
+    def run(self, checkpoint: Checkpoint | None, previous_records: list[dict[str, Any]]) -> RunResult:
+        """Plays the generations left, then writes the run's results; returns what the run made."""
+        config = self.config
+        toolbox = build_toolbox(config)
+        seed = config.experiment.seed
+        total = config.experiment.generations
+        genome = config.population.genome
+        hall_of_fame = tools.HallOfFame(config.fitness.hall_of_fame_size, similar=lambda a, b: list(a) == list(b))
+        logbook = tools.Logbook()
+        stats = population_statistics()
+        if checkpoint is None:
+            random.seed(derive_seed(seed, Stream.INIT))
+            population = toolbox.population(n=config.population.size)
+            start, games_played, elapsed, champions = 0, 0, 0.0, []
+        else:
+            population = individuals(checkpoint.population, checkpoint.fitness, checkpoint.born)
+            # Worst first: DEAP puts a newcomer before equal-fitness members, so
+            # this rebuilds the same order (and the same future evictions).
+            members = individuals(checkpoint.hall_of_fame, checkpoint.hall_of_fame_fitness,
+                                  checkpoint.hall_of_fame_born)
+            for ind in reversed(members):
+                hall_of_fame.insert(ind)
+            start = checkpoint.generation + 1
+            games_played, elapsed = checkpoint.games_played, checkpoint.elapsed_s
+            champions = [list(row) for row in checkpoint.champions]
+            logbook.extend(previous_records)
+        map_function, parts, shared = self.game_map
+        # Batches balanced by measured cost per opponent (timing only: results never depend on it).
+        costs = None
+        if parts > 1 and not shared:
+            width = 128 if genome == "phase" else 64
+            costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config), width)
+        bar = self.progress(start, total) if self.progress else None
+        done = start
+        finished = start >= total
+        pending: PendingSave | None = None
+        try:
+            for generation in range(start, total):
+                started = time.perf_counter()
+                if generation > 0:
+                    random.seed(derive_seed(seed, Stream.VARIATION, generation))
+                    population = breed(population, toolbox, config)
+                bred = time.perf_counter()
+                result = fitness.evaluate_generation(population, generation, config, champions, self.game_map, costs,
+                                                     while_playing=pending)
+                if pending is not None:
+                    done = pending() or done
+                evaluated = time.perf_counter()
+                hall_of_fame.update(population)
+                best = tools.selBest(population, 1)[0]
+                champions = (champions + [list(expand(best, genome))])[-config.fitness.hall_of_fame_size:]
+                genes = np.asarray(population, dtype=np.float64)
+                record = result.record | stats.compile(population)
+                record["best_fitness"] = hall_of_fame[0].fitness.values[0]
+                record["diversity"] = diversity(genes)
+                record["evaluation_s"] = evaluated - bred
+                record["variation_s"] = bred - started
+                record["generation_s"] = time.perf_counter() - started
+                logbook.record(**record)
+                games_played += result.games
+                elapsed += record["generation_s"]
+                checkpoint = None
+                if (generation + 1) % config.output.checkpoint_every == 0 or generation + 1 == total or self.stop.signal:
+                    checkpoint = Checkpoint(
+                        generation=generation,
+                        population=genes,
+                        fitness=[ind.fitness.values[0] for ind in population],
+                        born=[ind.born for ind in population],
+                        hall_of_fame=np.asarray(hall_of_fame, dtype=np.float64),
+                        hall_of_fame_fitness=[ind.fitness.values[0] for ind in hall_of_fame],
+                        hall_of_fame_born=[ind.born for ind in hall_of_fame],
+                        champions=np.asarray(champions, dtype=np.float64).reshape(len(champions), -1),
+                        games_played=games_played,
+                        elapsed_s=elapsed,
+                        csv_bytes={},
+                    )
+                # Written while the next generation plays; at once when the run stops here.
+                pending = PendingSave(self.writer, record, result.game_log, checkpoint)
+                if generation + 1 == total:
+                    done = pending() or done
+                if bar is not None:
+                    bar.update(record)
+                if self.stop.signal is not None:
+                    done = pending() or done
+                    if done == generation + 1:
+                        break
+            finished = done >= total
+        except BaseException:
+            if pending is not None:
+                pending()  # the last whole generation is not lost to a failure in the next one
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+        self.manifest.update(generations_done=done, games_played=games_played, wall_s=round(elapsed, 3))
+        if finished:
+            self._write_results(population, hall_of_fame, champions)
+        else:
+            self.manifest.update(status="interrupted")
+        self.writer.write_manifest(self.manifest)
+        return RunResult(self.run_dir, logbook, hall_of_fame, population, finished, done)
+
+    def _write_results(self, population: list[Any], hall_of_fame: tools.HallOfFame,
+                       champions: list[list[float]]) -> None:
+        """Writes the finished run's tables, after its final tournament if it has one."""
+        config = self.config
+        genome = config.population.genome
+        best_table = expand(tools.selBest(population, 1)[0], genome)
+        if config.final.games:
+            candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions, genome)
+            ranking, games = tournament.run_tournament(config, candidates, self.game_map)
+            self.writer.write_final(ranking)
+            self.manifest["final_games"] = games
+            best_table = ranking[0]["weights"]
+        self.writer.write_results(
+            [expand(ind, genome) for ind in population],
+            best_table,
+            [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": expand(ind, genome)}
+             for ind in hall_of_fame],
+        )
+        if config.refine.generations:
+            self.manifest.update(status="refining")  # finished once the refinement is done
+        else:
+            self.manifest.update(status="finished", finished=now_iso())

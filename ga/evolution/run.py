@@ -1,0 +1,200 @@
+"""A whole run: its stages (the generations, then restarts and the refinement), and the Python API.
+
+:func:`evolve` starts an experiment in a new run directory, :func:`resume`
+continues or extends one; both return a :class:`~ga.evolution.loop.RunResult`.
+The API draws no figures: ``othello-ga plot RUN_DIR`` (or
+:func:`ga.analysis.plots.plot_run`) draws them from the run directory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from pathlib import Path
+
+from ga.config import Config, RefineConfig, load_config, with_overrides
+from ga.evolution import fitness, refine
+from ga.evolution.genome import genome_length
+from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
+from ga.games import executor
+from ga.rundir.checkpoint import Checkpoint, read_checkpoint
+from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, RunDirError, check_run_dir, generation_columns, restart_dir
+from ga.rundir.manifest import new_manifest, now_iso, read_manifest
+from ga.rundir.reader import read_config, read_records
+from ga.rundir.writer import RunWriter
+from ga.weights import load_weights, parse_weights
+
+__all__ = ["RunResult", "default_run_dir", "evolve", "resolve_workers", "resume", "run"]
+
+
+def resolve_workers(config: Config) -> int:
+    """Returns the number of worker threads (0 in the config = all cores)."""
+    return config.compute.workers or executor.all_cores()
+
+
+def run(
+    config: Config,
+    run_dir: Path,
+    *,
+    resume: bool = False,
+    progress: ProgressFactory | None = None,
+    save_config: Config | None = None,
+) -> RunResult:
+    """Runs (or, with ``resume``, continues) an experiment in ``run_dir``.
+
+    ``save_config`` replaces the run's config.toml once the run directory has
+    been checked (a resume that extends the run).
+    """
+    labels = fitness.opponent_labels(config)
+    columns = generation_columns(labels)
+    executor.check_opponents(labels)  # a bad weights file stops the run before anything is written
+    checkpoint: Checkpoint | None = None
+    if resume:
+        checkpoint = read_checkpoint(run_dir)
+        manifest = read_manifest(run_dir)
+    else:
+        manifest = new_manifest(config.experiment.name, config.experiment.seed, config.experiment.generations)
+    manifest["generations_planned"] = config.experiment.generations
+    compute = config.compute
+    # The workers first: a cluster that cannot be reached leaves nothing written.
+    with executor.game_map(resolve_workers(config), compute.backend, compute.address) as game_map, \
+            StopRequest().installed() as stop:
+        if checkpoint is not None:
+            writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
+            if save_config is not None:
+                writer.write_config(save_config)
+        else:
+            writer = RunWriter.create(run_dir, config, columns, manifest)
+        try:
+            loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress)
+            records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
+            result = loop.run(checkpoint, records)
+        finally:
+            writer.close()
+    if result.finished and config.refine.generations:
+        return _refine_stage(config, run_dir, result, progress)
+    return result
+
+
+def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: ProgressFactory | None) -> RunResult:
+    """Runs the restarts, then the refinement from the run's best table (see :mod:`ga.evolution.refine`).
+
+    Each restart is a run of its own under restarts/ (resumable like any);
+    the refined table replaces best_weights.csv, the GA's is kept in
+    ga_best_weights.csv. The result is finished once both are done.
+    """
+    tables = []
+    for restart in range(1, config.refine.restarts + 1):
+        done = _restart(config, restart_dir(run_dir, restart), restart, progress)
+        if not done:
+            return dataclasses.replace(result, finished=False)
+        tables.append(load_weights(restart_dir(run_dir, restart) / BEST))
+    ga_best = (run_dir / BEST).read_text(encoding="utf-8")  # written by the run just now (again when resumed)
+    with StopRequest().installed() as stop:
+        refined = refine.refine(config, run_dir, parse_weights(ga_best, "csv"), tables, resolve_workers(config),
+                                should_stop=lambda: stop.signal is not None, progress=progress)
+    writer = RunWriter(run_dir)
+    manifest = read_manifest(run_dir)
+    if refined is None:
+        manifest.update(status="interrupted")
+        writer.write_manifest(manifest)
+        return dataclasses.replace(result, finished=False)
+    table, rows = refined
+    writer.write_refined(table, ga_best)
+    manifest.update(status="finished", finished=now_iso(), refine_generations=len(rows),
+                    refine_games=sum(row["games"] for row in rows),
+                    refine_s=round(sum(row["generation_s"] for row in rows), 3))
+    writer.write_manifest(manifest)
+    return result
+
+
+def _restart(config: Config, path: Path, restart: int, progress: ProgressFactory | None) -> bool:
+    """Runs or continues one restart; returns whether it is finished."""
+    seed = refine.restart_seed(config.experiment.seed, restart)
+    restart_config = dataclasses.replace(with_overrides(config, seed=seed), refine=RefineConfig())
+    if not (path / CHECKPOINT).is_file():
+        return run(restart_config, path, progress=progress).finished
+    manifest = read_manifest(path)
+    if manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations:
+        return True  # (resuming would replay its final tournament)
+    return resume(path, generations=config.experiment.generations, progress=progress).finished
+
+
+def check_checkpoint_fits(checkpoint: Checkpoint, config: Config) -> None:
+    """Raises RunDirError unless the checkpoint's population fits the run's config."""
+    expected = (config.population.size, genome_length(config.population.genome))
+    if checkpoint.population.shape != expected:
+        raise RunDirError(
+            f"the checkpoint holds {checkpoint.population.shape[0]} individuals of {checkpoint.population.shape[1]} "
+            f"genes but config.toml asks for {expected[0]} of {expected[1]}; the run directory is damaged"
+        )
+
+
+# --- entry points ---------------------------------------------------------------------------
+
+
+def default_run_dir(config: Config, results: Path = Path("results")) -> Path:
+    """Returns ``results/<experiment>-<timestamp>``, made unique if needed."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate = results / f"{config.experiment.name}-{stamp}"
+    suffix = 1
+    while candidate.exists():
+        suffix += 1
+        candidate = results / f"{config.experiment.name}-{stamp}-{suffix}"
+    return candidate
+
+
+def evolve(
+    config: Config | str | os.PathLike[str],
+    *,
+    out: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+    generations: int | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    progress: ProgressFactory | None = None,
+) -> RunResult:
+    """Runs an experiment and returns its logbook, hall of fame and run directory.
+
+    ``dask`` (a scheduler address, ``local`` or ``local:N``) evaluates fitness on a Dask cluster.
+
+    >>> result = evolve("experiments/quick.toml", out="/tmp/quick-run")  # doctest: +SKIP
+    >>> result.logbook_frame()[["generation", "win_rate"]].tail()  # doctest: +SKIP
+    """
+    if not isinstance(config, Config):
+        config = load_config(config)
+    config = with_overrides(config, seed=seed, generations=generations, workers=workers,
+                            backend="dask" if dask is not None else None, address=dask)
+    run_dir = Path(out) if out is not None else default_run_dir(config)
+    return run(config, run_dir, progress=progress)
+
+
+def resume(
+    run_dir: str | os.PathLike[str],
+    *,
+    generations: int | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    local: bool = False,
+    progress: ProgressFactory | None = None,
+) -> RunResult:
+    """Continues an interrupted run (or extends a finished one with ``generations``).
+
+    ``dask`` continues on a (possibly other) Dask cluster, ``local`` on this
+    machine's pool, whatever backend the run started with; neither changes the
+    results, so neither is saved in the run's config.toml.
+    """
+    path = check_run_dir(run_dir)
+    saved = read_config(path)
+    checkpoint = read_checkpoint(path)
+    check_checkpoint_fits(checkpoint, saved)
+    read_manifest(path)
+    done = checkpoint.generation + 1
+    if generations is not None and generations < done:
+        raise RunDirError(f"'{path}' has already done {done} generations; --generations must be at least {done}")
+    config = with_overrides(saved, generations=generations)
+    backend = "local" if local else "dask" if dask is not None else None
+    here = with_overrides(config, workers=workers, backend=backend, address="" if local else dask)
+    return run(here, path, resume=True, progress=progress,
+               save_config=config if config != saved else None)

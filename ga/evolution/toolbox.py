@@ -1,0 +1,130 @@
+"""The DEAP side of an experiment: individuals, the toolbox of operators, and breeding.
+
+DEAP's operators draw from the module-level ``random``: the loop reseeds it
+from (run seed, generation) before breeding, so a generation depends only on
+the run seed and the previous population.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from deap import base, creator, tools
+
+from ga.config import Config
+from ga.evolution import operators
+from ga.evolution.genome import genome_length
+
+__all__ = ["breed", "build_toolbox", "clone", "individuals", "population_statistics"]
+
+if not hasattr(creator, "FitnessMax"):
+    creator.create("FitnessMax", base.Fitness, weights=(1.0,))
+if not hasattr(creator, "Individual"):
+    # Lists, not numpy arrays: DEAP's slice-swapping crossovers silently
+    # duplicate genes on arrays.
+    creator.create("Individual", list, fitness=creator.FitnessMax, born=0)
+
+
+def clone(individual: Any) -> Any:
+    """Returns a copy of an individual with its fitness (``deepcopy`` is far slower on 64 floats)."""
+    copy = creator.Individual.__new__(creator.Individual)
+    list.__init__(copy, individual)
+    # What FitnessMax() makes, without its __init__: this runs for every child of every generation.
+    copy.fitness = creator.FitnessMax.__new__(creator.FitnessMax)
+    copy.fitness.wvalues = individual.fitness.wvalues  # a tuple: safe to share
+    copy.born = individual.born
+    return copy
+
+
+def individuals(genes: Sequence[Sequence[float]], values: Sequence[float | None], born: Sequence[int]) -> list[Any]:
+    """Returns DEAP individuals with these genes, fitness values (None: not evaluated) and birth generations."""
+    made = []
+    for gene_list, value, generation in zip(genes, values, born):
+        ind = creator.Individual(float(g) for g in gene_list)
+        if value is not None:
+            ind.fitness.values = (value,)
+        ind.born = generation
+        made.append(ind)
+    return made
+
+
+def build_toolbox(config: Config) -> base.Toolbox:
+    """Returns the DEAP toolbox of an experiment: population, mate, mutate, select."""
+    pop, sel, cx, mut = config.population, config.selection, config.crossover, config.mutation
+    toolbox = base.Toolbox()
+    toolbox.register("clone", clone)
+    toolbox.register("gene", random.uniform, pop.init_low, pop.init_high)
+    toolbox.register("individual", tools.initRepeat, creator.Individual, toolbox.gene, genome_length(pop.genome))
+    toolbox.register("population", tools.initRepeat, list, toolbox.individual)
+    if sel.method == "adjacent-pairs":
+        toolbox.register("select", operators.sel_adjacent_pairs)
+    elif sel.method == "tournament":
+        toolbox.register("select", tools.selTournament, tournsize=sel.tournament_size)
+    elif sel.method == "best":
+        toolbox.register("select", tools.selBest)
+    elif sel.method == "roulette":
+        toolbox.register("select", operators.sel_fitness_proportional, method=tools.selRoulette)
+    else:
+        toolbox.register("select", operators.sel_fitness_proportional,
+                         method=tools.selStochasticUniversalSampling)
+    if cx.method == "one-point":
+        toolbox.register("mate", operators.cx_one_point)
+    elif cx.method == "two-point":
+        toolbox.register("mate", tools.cxTwoPoint)
+    elif cx.method == "uniform":
+        toolbox.register("mate", tools.cxUniform, indpb=cx.gene_probability)
+    elif cx.method == "blend":
+        toolbox.register("mate", tools.cxBlend, alpha=cx.alpha)
+    else:
+        toolbox.register("mate", lambda a, b: (a, b))
+    if mut.method == "reset":
+        toolbox.register("mutate", operators.mut_reset, indpb=mut.gene_probability, low=mut.low, high=mut.high)
+    else:
+        toolbox.register("mutate", tools.mutGaussian, mu=0.0, sigma=mut.sigma, indpb=mut.gene_probability)
+    return toolbox
+
+
+def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[Any]:
+    """Returns the next generation: elites, then children of two distinct selected parents.
+
+    As in the blog, each child is the first offspring of one crossover of two
+    distinct parents, then mutated. Children have no fitness; elites keep
+    theirs unless ``selection.reevaluate_elites`` (fitness is noisy: a lucky
+    score must not survive forever).
+    """
+    sel, cx, mut = config.selection, config.crossover, config.mutation
+    elites = [toolbox.clone(ind) for ind in tools.selBest(population, sel.elitism)]
+    if sel.reevaluate_elites:
+        for elite in elites:
+            del elite.fitness.values
+    parents = toolbox.select(population, config.population.parents)
+    children = []
+    for _ in range(config.population.size - sel.elitism):
+        first, second = random.sample(range(len(parents)), 2)
+        child, other = toolbox.clone(parents[first]), toolbox.clone(parents[second])
+        if random.random() < cx.probability:
+            toolbox.mate(child, other)
+        toolbox.mutate(child)
+        if cx.method == "blend" or mut.method == "gaussian":
+            operators.clip(child, mut.low, mut.high)
+        del child.fitness.values
+        children.append(child)
+    return elites + children
+
+
+def population_statistics() -> tools.Statistics:
+    """Returns the DEAP statistics of a population's fitness."""
+    stats = tools.Statistics(key=lambda ind: ind.fitness.values[0])
+    stats.register("fitness_min", np.min)
+    stats.register("fitness_mean", np.mean)
+    stats.register("fitness_max", np.max)
+    stats.register("fitness_std", np.std)
+    return stats
+
+
+def diversity(genes: np.ndarray) -> float:
+    """Returns the mean over genes of the standard deviation across individuals (rows)."""
+    return float(genes.std(axis=0).mean())

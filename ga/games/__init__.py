@@ -1,0 +1,1 @@
+"""Playing many games: seeds, plans, the one executor, the Dask cluster."""

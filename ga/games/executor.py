@@ -1,0 +1,219 @@
+"""The one place that plays batches of games: on this process's threads, or on a Dask cluster.
+
+A batch is a :class:`~ga.games.plan.GamePlan` with its table players'
+weights and settings and its opponents' labels: plain data, so that it can
+be sent to a cluster. Locally, threads share one engine plan
+(:class:`engine._players.SharedPlan`): each takes the next unplayed game with
+the GIL released, so none waits while games are left and nothing is pickled.
+On a cluster the plan goes out in tasks of similar measured cost. Every game
+has its own seed and its result its own slot, so results never depend on who
+plays which game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine import Player, PlayerSpec, build_player, parse_spec
+from engine._players import SharedPlan, play_plan
+from ga.games.plan import MEMBER_LABELS, GamePlan, split
+
+__all__ = [
+    "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
+    "opponent_costs", "opponent_player", "opponent_spec", "play", "play_batch", "play_share", "shared_plan",
+]
+
+SHARE_CHUNK = 64  # games the calling thread plays between two looks at its signals
+# Tasks per Dask worker thread, of similar measured cost: each task costs a
+# scheduler round trip (docs/cluster.md has the measurements).
+DASK_BATCHES_PER_WORKER = 1
+
+#: ``(map, parts, shared)``: a map over worker tasks, how many parts to give it,
+#: and whether its workers are threads of this process that share the games.
+GameMap = tuple[Callable[..., Iterable[Any]], int, bool]
+
+
+class WorkersLost(Exception):
+    """The workers playing a batch failed (a thread here, or a Dask cluster); the last checkpoint is intact."""
+
+
+@dataclass
+class Batch:
+    """Games to play, as plain, picklable data."""
+
+    player: tuple[str, int, float, int]  # the table players' kind, depth, eps, phase_move
+    tables: np.ndarray  # the table players' weights, one row each
+    labels: list[str]  # the opponents' labels: player specs, or MEMBER_LABELS for rows of the tables
+    plan: GamePlan
+
+
+# --- opponents ------------------------------------------------------------------
+
+_OPPONENTS: dict[str, Player] = {}
+
+
+def opponent_player(label: str) -> Player | None:
+    """Returns the engine player of an opponent label (None for a member label), built once per process.
+
+    A weights file named by a spec is read only once.
+    """
+    if label in MEMBER_LABELS:
+        return None
+    if label not in _OPPONENTS:
+        from ga.weights import load_weights
+
+        _OPPONENTS[label] = build_player(label, load_weights=load_weights)
+    return _OPPONENTS[label]
+
+
+def opponent_spec(text: str, eps: float | None) -> PlayerSpec:
+    """Returns an opponent's spec, its ``eps`` replaced when one is given.
+
+    :raises ValueError: for a bad spec, or a human (who cannot be an opponent of games played in C).
+    """
+    spec = parse_spec(text)
+    if spec.kind == "human":
+        raise ValueError(f"opponent {text!r}: the human player is interactive; it cannot be an opponent")
+    return dataclasses.replace(spec, eps=eps) if eps is not None else spec
+
+
+def check_opponents(labels: Sequence[str]) -> None:
+    """Builds every opponent once (reading weights files), raising their errors now rather than mid-run."""
+    for label in labels:
+        opponent_player(label)
+
+
+# --- playing --------------------------------------------------------------------
+
+
+def shared_plan(batch: Batch) -> SharedPlan:
+    """Returns the engine's plan of a batch's games, ready for any number of threads to play."""
+    kind, depth, eps, phase_move = batch.player
+    plan = batch.plan
+    return SharedPlan(kind, depth, eps, phase_move, batch.tables, [opponent_player(label) for label in batch.labels],
+                      plan.individual, plan.opponent, plan.member, plan.seeds, plan.colours)
+
+
+def play(batch: Batch) -> np.ndarray:
+    """Plays a batch's games in this thread and returns the table player's disc difference in each."""
+    games = shared_plan(batch)
+    games.play()
+    return games.result
+
+
+def play_share(games: SharedPlan) -> int:
+    """Plays games of a shared plan until none is left (one worker thread's share)."""
+    return games.play()
+
+
+def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: int, *,
+               shared: bool = False, costs: np.ndarray | None = None,
+               while_playing: Callable[[], None] | None = None) -> np.ndarray:
+    """Plays a batch's games through ``map_function`` and returns the disc differences in plan order.
+
+    With ``shared`` (``map_function`` runs threads of this process) ``parts``
+    threads play one :class:`~engine._players.SharedPlan`, each taking the
+    next unplayed game, so no thread waits while games are left: ``parts - 1``
+    of the pool's, and this one once ``while_playing`` has returned. Otherwise
+    (tasks for other processes) the plan goes out in up to ``parts`` batches
+    of similar cost (see :func:`ga.games.plan.split`). The results are the same
+    either way. ``while_playing`` is called once, after the games are handed
+    out and before they are awaited: the workers play while this thread works.
+    """
+    if len(batch.plan) == 0:
+        if while_playing is not None:
+            while_playing()
+        return np.zeros(0, dtype=np.int32)
+    if shared:
+        games = shared_plan(batch)
+        results = map_function(play_share, [games] * (parts - 1))  # an executor's map submits at once
+    else:
+        pieces = [Batch(batch.player, batch.tables, batch.labels, part) for part in split(batch.plan, parts, costs)]
+        results = map_function(play, pieces)
+    if while_playing is not None:
+        while_playing()
+    if shared:
+        # A few games at a time: between calls Python runs its signal handlers
+        # (a second Ctrl-C must not wait for the rest of a long generation).
+        while games.play(SHARE_CHUNK):
+            pass
+    try:
+        played = list(results)
+    except Exception as error:
+        if not shared:
+            raise  # a cluster's map says itself what was lost (ga.games.cluster.ClusterLost)
+        detail = " ".join(f"{type(error).__name__}: {error}".split())
+        raise WorkersLost(f"a worker thread failed during a generation ({detail})") from error
+    return games.result if shared else np.concatenate(played)
+
+
+@contextmanager
+def game_map(workers: int, backend: str = "local", address: str = "") -> Iterator[GameMap]:
+    """Yields the map that plays batches, how many parts to give it, and whether it shares the games.
+
+    The local pool is threads: the engine plays with the GIL released, so
+    threads run in parallel without pickling, and sharing one plan none waits
+    while games are left (a process pool measured slower, and its workers can
+    be lost in ways multiprocessing does not survive). The pool has
+    ``workers - 1`` threads: the calling thread plays too, once it has done
+    its own work (see :func:`play_batch`). ``backend = "dask"`` sends every
+    batch to the Dask cluster at ``address`` (``local[:N]``: an in-process
+    one). Results are the same in every case.
+    """
+    if backend == "dask":
+        from ga.games import cluster  # dask is optional: imported only when used
+
+        with cluster.connect(address, workers) as client:
+            yield cluster.cluster_map(client), DASK_BATCHES_PER_WORKER * cluster.worker_threads(client), False
+        return
+    if workers == 1:
+        yield map, 1, True
+        return
+    with ThreadPoolExecutor(workers - 1, thread_name_prefix="othello-ga") as executor:
+        yield executor.map, workers, True
+
+
+def all_cores() -> int:
+    """Returns the number of cores of this machine (at least 1)."""
+    return os.cpu_count() or 1
+
+
+def opponent_costs(player: tuple[str, int, float, int], labels: Sequence[str], table_width: int,
+                   games: int = 32) -> np.ndarray:
+    """Returns the measured seconds a game takes against each opponent label.
+
+    Opponents differ tenfold in cost (nmost:1 against random), so batches of
+    equal game counts can keep one worker busy long after the other. Used
+    only to place the batch boundaries: no result depends on these timings.
+    Each label plays 4 and then 4 + ``games`` games (the fastest of three
+    tries); the difference leaves out the fixed cost of a call.
+    """
+    kind, depth, eps, phase_move = player
+    table = np.random.default_rng(0).uniform(-1, 1, size=(1, table_width))
+
+    def timed(index: int, count: int) -> float:
+        opponents: list[Player | None] = [None] * len(labels)
+        opponents[index] = opponent_player(labels[index])
+        seeds = np.arange(count, dtype=np.uint64)
+        started = time.perf_counter()
+        play_plan(kind, depth, eps, phase_move, table, opponents, np.zeros(count, np.int32),
+                  np.full(count, index, np.int32), np.zeros(count, np.int32), seeds,
+                  (np.arange(count) % 2).astype(np.uint8))
+        return time.perf_counter() - started
+
+    # The fastest of three timings, and a floor of a tenth of the median: another
+    # job on the machine must not make an opponent look free.
+    costs = np.array([
+        (min(timed(i, 4 + games) for _ in range(3)) - min(timed(i, 4) for _ in range(3))) / games
+        for i in range(len(labels))
+    ])
+    return np.maximum(costs, 0.1 * np.median(costs) + 1e-9)

@@ -1,0 +1,103 @@
+"""The layout of a run directory: every file an evolution run writes, by name, and what it holds.
+
+This is the only module that names the files of a run directory; readers and
+writers take their names from here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine import SQUARE_NAMES
+
+__all__ = [
+    "BEST", "CHECKPOINT", "CONFIG", "FINAL", "GAMES", "GAME_COLUMNS", "GA_BEST", "GENERATIONS", "HALL_OF_FAME",
+    "MANIFEST", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE", "RESTARTS", "RUN_FILES",
+    "RunDirError", "check_run_dir", "generation_columns", "restart_dir", "weight_columns",
+]
+
+CONFIG = "config.toml"
+MANIFEST = "manifest.json"
+GENERATIONS = "generations.csv"
+GAMES = "games.csv"
+POPULATION = "population.csv"
+BEST = "best_weights.csv"
+MEAN = "mean_weights.csv"
+HALL_OF_FAME = "hall_of_fame.csv"
+FINAL = "final.csv"  # with [final] games > 0: the final tournament
+GA_BEST = "ga_best_weights.csv"  # with [refine]: the GA's best table, where the refinement started
+REFINE_CSV = "refine.csv"
+REFINE_STATE = "refine_state.json"
+RESTARTS = "restarts"  # with [refine] restarts: run directories restarts/1, restarts/2, ...
+CHECKPOINT = "checkpoint.json"
+PLOTS = "plots"
+
+GAME_COLUMNS = ["generation", "individual", "opponent", "colour", "seed", "disc_diff"]
+
+#: What each file of a run directory holds, in the order they are listed.
+RUN_FILES: dict[str, str] = {
+    CONFIG: "the experiment settings, every key",
+    MANIFEST: "seed, status, timing, command and versions",
+    GENERATIONS: "one row per generation: win rates, fitness, diversity, timings",
+    GAMES: "every game: generation, individual, opponent, colour, seed, disc_diff",
+    POPULATION: "the last population, one row of weights per individual",
+    BEST: "the best table (8x8, rank 1 first); refined with [refine]",
+    MEAN: "the population mean table (8x8, rank 1 first)",
+    HALL_OF_FAME: "the best individuals seen",
+    FINAL: "the final tournament that chose the best table ([final] games)",
+    GA_BEST: "the GA's best table, where the refinement started ([refine])",
+    REFINE_CSV: "one row per refinement generation: panel scores, sigma, centroid ([refine])",
+    REFINE_STATE: "the refinement's state to resume from ([refine])",
+    RESTARTS: "the refinement's restarts: one run directory each ([refine])",
+    CHECKPOINT: "the state to resume from",
+    PLOTS: "figures (othello-ga plot)",
+}
+
+#: Files only some runs have (final.csv: with a final tournament; the refinement's: with [refine]).
+OPTIONAL = (PLOTS, FINAL, GA_BEST, REFINE_CSV, REFINE_STATE, RESTARTS)
+
+
+class RunDirError(ValueError):
+    """A run directory that is missing, not a run, damaged, or cannot be written."""
+
+
+def check_run_dir(run_dir: str | os.PathLike[str]) -> Path:
+    """Returns ``run_dir`` as a path if it is a run directory (it holds manifest.json, config.toml or generations.csv).
+
+    What a command then reads (a checkpoint, a table) it checks itself.
+
+    :raises RunDirError: if it does not exist or is not a run directory.
+    """
+    path = Path(run_dir)
+    if not path.exists():
+        raise RunDirError(f"run directory '{run_dir}' does not exist")
+    if not path.is_dir() or not any((path / name).is_file() for name in (MANIFEST, CONFIG, GENERATIONS)):
+        raise RunDirError(
+            f"'{run_dir}' is not a run directory (no {MANIFEST}, {CONFIG} or {GENERATIONS}); "
+            "run `othello-ga evolve CONFIG` first"
+        )
+    return path
+
+
+def restart_dir(run_dir: Path, restart: int) -> Path:
+    """Returns the run directory of restart ``restart`` (1, 2, ...) of a refined run."""
+    return run_dir / RESTARTS / str(restart)
+
+
+def weight_columns(length: int) -> list[str]:
+    """Returns the column names of a table of ``length`` weights (a1..h8, or two phases)."""
+    if length == 64:
+        return list(SQUARE_NAMES)
+    return [f"p{phase}_{name}" for phase in range(length // 64) for name in SQUARE_NAMES]
+
+
+def generation_columns(opponent_labels: Sequence[str]) -> list[str]:
+    """Returns the columns of generations.csv for these opponent labels."""
+    return (
+        ["generation", "games", "wins", "draws", "losses", "win_rate"]
+        + [f"win_rate_vs_{label}" for label in opponent_labels]
+        + ["fitness_min", "fitness_mean", "fitness_max", "fitness_std", "best_fitness", "diversity"]
+        + ["evaluation_s", "variation_s", "generation_s"]
+    )

@@ -1,0 +1,81 @@
+"""Reading a run directory back: its config and its per-generation records."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ga.config import Config, load_config
+from ga.rundir.layout import CONFIG, GENERATIONS, RunDirError, check_run_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["experiment_name", "read_config", "read_generations", "read_records", "writes_games"]
+
+
+def read_config(run_dir: Path) -> Config:
+    """Returns the resolved config a run was started with (its config.toml).
+
+    :raises RunDirError: if ``run_dir`` is not a run directory or has no config.toml.
+    :raises ConfigError: if config.toml is not a valid config.
+    """
+    path = check_run_dir(run_dir)
+    if not (path / CONFIG).is_file():
+        raise RunDirError(f"'{run_dir}' has no {CONFIG}; the run directory is damaged")
+    return load_config(path / CONFIG)
+
+
+def read_records(run_dir: Path, name: str) -> list[dict[str, Any]]:
+    """Returns the rows of a run's per-generation CSV file as dicts."""
+    import pandas as pd  # here: a run that never resumes need not import it
+
+    return pd.read_csv(run_dir / name).to_dict("records")
+
+
+def read_generations(run_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """Reads ``generations.csv`` of a run.
+
+    :raises FileNotFoundError: if the file is missing.
+    :raises ValueError: if it is empty or lacks a required column.
+    """
+    path = Path(run_dir) / GENERATIONS
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist; is {Path(run_dir)} a run directory?")
+    import pandas as pd  # here: only readers of the figures' data need it
+
+    try:
+        generations = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path} is empty") from None
+    required = ["generation", "games", "wins", "draws", "losses", "win_rate"]
+    missing = [column for column in required if column not in generations.columns]
+    if missing:
+        raise ValueError(f"{path} lacks column(s) {', '.join(missing)}")
+    if generations.empty:
+        raise ValueError(f"{path} has no generations yet")
+    return generations
+
+
+def experiment_name(run_dir: str | os.PathLike[str]) -> str:
+    """Returns ``[experiment] name`` from the run's ``config.toml``, or "" if unavailable."""
+    path = Path(run_dir) / CONFIG
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return ""
+    experiment = config.get("experiment", {})
+    name = experiment.get("name", "") if isinstance(experiment, dict) else ""
+    return str(name)
+
+
+def writes_games(run_dir: Path) -> bool:
+    """Returns whether a run writes games.csv (its config may have turned it off)."""
+    # A run made with [output] games_csv = false has no games.csv by design: no warning then.
+    try:
+        config = tomllib.loads((Path(run_dir) / CONFIG).read_text(encoding="utf-8"))
+        return bool(config.get("output", {}).get("games_csv", True))
+    except (OSError, ValueError, AttributeError):
+        return True

@@ -1,0 +1,107 @@
+"""From what a user names (a run directory, a weights file, a built-in table) to a weight table.
+
+One rule everywhere: a name is a run directory if it is a directory, a
+weights file if it exists or looks like a path (:func:`engine.players.is_path`),
+and otherwise a built-in table name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import TABLES, parse_spec
+from engine.players import is_path
+from ga.rundir.layout import BEST, GA_BEST, MEAN, RunDirError, check_run_dir
+from ga.weights import load_weights
+
+__all__ = ["REFERENCE", "REFERENCE_WHICH", "WHICH", "builtin_names", "builtin_table", "resolve_player",
+           "resolve_weights"]
+
+REFERENCE = "reference"  # the shipped results of results/reference/
+REFERENCE_WHICH = ("strong", "seed2021")
+WHICH = ("best", "mean", "ga_best", *REFERENCE_WHICH)  # ga_best: a refined run's table before refinement
+_RUN_TABLES = {"best": BEST, "mean": MEAN, "ga_best": GA_BEST}
+
+
+def builtin_table(name: str) -> npt.NDArray[np.float64] | None:
+    """Returns the built-in weight table called ``name`` (``engine.TABLES``), or None."""
+    table = TABLES.get(name)
+    return None if table is None else np.array(table, dtype=np.float64)
+
+
+def builtin_names() -> str:
+    """Returns the names of the built-in tables, for messages."""
+    return ", ".join(TABLES)
+
+
+def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.float64], str]:
+    """Returns ``(weights, description)`` of a run directory, weights file or built-in table name.
+
+    A run directory gives its ``best_weights.csv``, ``mean_weights.csv`` or
+    (refined runs) ``ga_best_weights.csv`` (``which`` = best, mean or
+    ga_best); ``reference`` gives the table of experiments/strong.toml shipped
+    in results/reference/ (``which`` = best or strong), or that of
+    experiments/seed2021.toml (``which`` = seed2021).
+
+    :raises RunDirError: for a directory that is not a run or lacks the table.
+    :raises WeightsError: for a missing or malformed weights file.
+    :raises ValueError: if ``source`` is none of the three.
+    """
+    if which not in WHICH:
+        raise ValueError(f"unknown table {which!r}; use {', '.join(WHICH)}")
+    path = Path(source)
+    if source == REFERENCE and not path.exists():
+        # The shipped results (results/reference/): strong.toml's table, or seed2021's.
+        if which in ("mean", "ga_best"):
+            raise ValueError("the reference has one table per experiment; use --which strong or --which seed2021")
+        name = REFERENCE if which in ("best", "strong") else f"{REFERENCE}-{which}"
+        return np.array(TABLES[name], dtype=np.float64), f"built-in table {name}"
+    if which in REFERENCE_WHICH:
+        raise ValueError(f"--which {which} selects a table of the shipped reference; use it with SOURCE 'reference'")
+    if source and path.is_dir():
+        run_dir = check_run_dir(path)
+        table_path = run_dir / _RUN_TABLES[which]
+        if not table_path.is_file():
+            raise RunDirError(
+                f"run '{source}' has no {table_path.name} "
+                + ("(it has no [refine] stage, or has not finished it); use --which best"
+                   if which == "ga_best" else "(it stopped before writing it); resume the run or export a weights file")
+            )
+        return load_weights(table_path), str(table_path)
+    if source and (path.exists() or is_path(source)):
+        return load_weights(path), str(path)
+    table = builtin_table(source)
+    if table is not None:
+        return table, f"built-in table {source}"
+    raise ValueError(
+        f"'{source}' is not a run directory, a weights file or a built-in table ({builtin_names()})"
+    )
+
+
+def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path | None]:
+    """Returns ``(player, label, run_dir)`` for a table or a player spec (``evaluate``'s WEIGHTS_OR_SPEC).
+
+    ``player`` is a weights array (a run directory's best table, a weights file,
+    a built-in table; played as ``wpc:1``) or a player spec; ``run_dir`` is set
+    when the table comes from a run.
+
+    :raises ValueError: (or a subclass) naming what is wrong.
+    """
+    path = Path(text)
+    if text and (path.exists() or builtin_table(text) is not None):
+        weights, description = resolve_weights(text)
+        return weights, f"wpc:1 with {description}", path if path.is_dir() else None
+    try:
+        spec = parse_spec(text)
+    except ValueError as error:
+        if is_path(text):
+            load_weights(path)  # raises "weights file '...' does not exist"
+        raise ValueError(
+            f"{error}; WEIGHTS_OR_SPEC may also be a weights file, a run directory "
+            f"or a built-in table ({builtin_names()})"
+        ) from None
+    return text, str(spec), None
+
