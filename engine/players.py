@@ -20,13 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine._players import Player
+from engine.kinds import KINDS, SPEC_KINDS, TABLE_KINDS, canonical
 from engine.tables import TABLES
-
-KIND_ALIASES = {"wpc": "nhand_custom"}
-ENGINE_KINDS = ("random", "nhand", "nhand_custom", "nleast", "nmost", "alphabeta")
-ALL_KINDS = ENGINE_KINDS + ("wpc", "human")
-WEIGHTED_KINDS = ("nhand_custom", "alphabeta")
-MAX_DEPTH = {"nhand": 6, "nhand_custom": 6, "nleast": 6, "nmost": 6, "alphabeta": 12}
 
 _SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?::(?P<depth>[^@,]*))?(?:@(?P<table>[^,]*))?(?P<options>(?:,[^,]*)*)$")
 
@@ -48,7 +43,7 @@ class PlayerSpec:
 
     def __str__(self) -> str:
         text = self.kind if self.kind != "nhand_custom" else "wpc"
-        if self.kind not in ("random", "human"):
+        if KINDS[self.kind].max_depth:
             text += f":{self.depth}"
         if self.table is not None:
             text += f"@{self.table}"
@@ -70,22 +65,22 @@ def parse_spec(text: str) -> PlayerSpec:
     if match is None:
         raise ValueError(f"malformed player spec {text!r}; expected KIND[:DEPTH][@TABLE][,eps=E], e.g. wpc:1@heuristic,eps=0.1")
     raw_kind = match["kind"]
-    if raw_kind not in ALL_KINDS:
-        raise ValueError(f"unknown player kind {raw_kind!r} in spec {text!r}; expected one of {', '.join(ALL_KINDS)}")
-    kind = KIND_ALIASES.get(raw_kind, raw_kind)
+    if raw_kind not in SPEC_KINDS:
+        raise ValueError(f"unknown player kind {raw_kind!r} in spec {text!r}; expected one of {', '.join(SPEC_KINDS)}")
+    kind = canonical(raw_kind)
     depth = 1
     if match["depth"] is not None:
-        if kind in ("random", "human"):
+        if not KINDS[kind].max_depth:
             raise ValueError(f"player kind {kind!r} takes no depth (spec {text!r})")
         if not _is_decimal(match["depth"]):
             raise ValueError(f"depth {match['depth']!r} in spec {text!r} must be a positive integer")
         depth = int(match["depth"])
-        if not 1 <= depth <= MAX_DEPTH[kind]:
-            raise ValueError(f"depth {depth} in spec {text!r} must be in 1..{MAX_DEPTH[kind]} for {kind}")
+        if not 1 <= depth <= KINDS[kind].max_depth:
+            raise ValueError(f"depth {depth} in spec {text!r} must be in 1..{KINDS[kind].max_depth} for {kind}")
     table = match["table"]
     if table is not None:
         table = table.strip()
-        if kind not in WEIGHTED_KINDS:
+        if kind not in TABLE_KINDS:
             raise ValueError(f"player kind {kind!r} takes no weights table (spec {text!r})")
         if not table:
             raise ValueError(f"empty table after '@' in spec {text!r}; name one of {', '.join(TABLES)} or a file")
@@ -141,7 +136,7 @@ def build_player(
         spec = parse_spec(spec)
     if spec.kind == "human":
         raise ValueError("the human player is interactive; it has no engine player")
-    if spec.kind in WEIGHTED_KINDS and weights is None:
+    if spec.kind in TABLE_KINDS and weights is None:
         if spec.table is None:
             raise ValueError(f"player {spec} needs a weights table, e.g. {spec}@heuristic")
         if spec.table_is_builtin:
@@ -150,6 +145,6 @@ def build_player(
             raise ValueError(f"player {spec} names a weights file but no loader was given")
         else:
             weights = load_weights(spec.table)
-    if spec.kind not in WEIGHTED_KINDS:
+    if spec.kind not in TABLE_KINDS:
         weights = None
     return Player(spec.kind, spec.depth, weights, spec.eps, spec.phase_move)

@@ -1,51 +1,42 @@
 """Experiment configuration: one TOML file per experiment, validated in full.
 
-The schema lives in the dataclasses below: each field's default is the
-default setting and its ``rule`` metadata says what values are allowed.
-:func:`config_from_dict` is pure; :func:`load_config` is the only function
-that touches the file system. Every problem is reported as one
+The schema is the attrs classes below: each field's default is the default
+setting, its validator the values allowed, and its ``doc`` metadata what it
+means (docs/config.md lists the same, and a test keeps the two equal).
+cattrs turns the TOML tables into these classes, strictly typed, refusing
+unknown keys. :func:`config_from_dict` is pure; :func:`load_config` is the
+only function that touches the file system. Every problem is reported as one
 :class:`ConfigError` line that names the dotted key, e.g.
-``config key 'selection.method': unknown value 'tourney'; expected one of …``.
+``config key 'selection.method': unknown value 'tourney'; expected one of …``,
+and, when a default is part of a conflict, says so.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import math
 import os
 import re
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Literal, get_args
 
+import attrs
+import cattrs
 import tomli_w
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.gen import make_dict_structure_fn
 
-from ga.weights import WeightsError, load_weights
+from engine.kinds import TABLE_KINDS
+from engine.players import is_path, parse_spec
+from ga.weights import WEIGHT_LIMIT, WeightsError, load_weights
 
 __all__ = [
-    "ConfigError",
-    "Config",
-    "ExperimentConfig",
-    "PopulationConfig",
-    "SelectionConfig",
-    "CrossoverConfig",
-    "MutationConfig",
-    "OpponentConfig",
-    "FitnessConfig",
-    "ComputeConfig",
-    "OutputConfig",
-    "GENOME_LENGTHS",
-    "HELD_OUT_OPPONENTS",
-    "EVOLVABLE_KINDS",
-    "load_config",
-    "config_from_dict",
-    "config_to_dict",
-    "config_to_toml",
-    "with_overrides",
-    "spec_weights_path",
+    "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
+    "FinalConfig", "FitnessConfig", "MutationConfig", "OpponentConfig", "OutputConfig", "PopulationConfig",
+    "RefineConfig", "SelectionConfig", "config_from_dict", "config_to_dict", "config_to_toml", "load_config",
+    "replace", "spec_weights_path", "with_overrides",
 ]
 
 Genome = Literal["full", "sym8", "sym4", "phase"]
@@ -57,28 +48,15 @@ Colours = Literal["black", "white", "both"]
 Score = Literal["win_rate", "disc_diff"]
 Backend = Literal["local", "dask"]
 
-#: Genes per individual for each genome layout. sym8 ties the 64 squares into
-#: the 10 orbits of the board's 8 symmetries; sym4 into the 20 orbits of the
-#: 4 symmetries that keep the start position (Burnside: (64 + 8 + 8 + 0) / 4).
-GENOME_LENGTHS: dict[str, int] = {"full": 64, "sym8": 10, "sym4": 20, "phase": 128}
-
 #: Opponents kept out of training when ``experiment.held_out_claim`` is set;
 #: matched against a spec's kind and its table name.
 HELD_OUT_OPPONENTS: frozenset[str] = frozenset({"heuristic", "lr06", "sjk11", "random"})
 
-#: Player kinds that play by a weights table: the evolved individual, or ``@TABLE`` for an opponent.
-EVOLVABLE_KINDS: frozenset[str] = frozenset({"nhand_custom", "wpc", "alphabeta"})
-
-# Used only when the engine cannot be imported (it is not built): the grammar of engine.players.
-_FALLBACK_KINDS = ("random", "nhand", "nhand_custom", "wpc", "nleast", "nmost", "alphabeta", "human")
-_FALLBACK_SYNTAX = re.compile(
-    r"(?P<kind>[a-z_]+)(?::(?P<depth>[0-9]+))?(?:@(?P<table>[^,\s][^,]*))?(?P<options>(?:,[^,]*)*)"
-)
-# Splits any text into spec parts; never fails, so it is safe after parse_spec accepted the text.
-_SPEC_PARTS = re.compile(
-    r"(?P<kind>[^:@,]*)(?::(?P<depth>[^@,]*))?(?:@(?P<table>[^,]*))?(?:,(?P<options>.*))?", re.S
-)
 _INT64_MAX = 2**63 - 1  # TOML integers are 64-bit
+# Bounds of the settings that scale weights or weighted sums: generous for any
+# real use, and far from where the engine's sums would lose their meaning.
+_WEIGHT = WEIGHT_LIMIT
+_PANEL_WEIGHT = 1e6
 
 
 class ConfigError(ValueError):
@@ -88,7 +66,19 @@ class ConfigError(ValueError):
         super().__init__(" ".join(message.splitlines()))
 
 
-# --- value rules -------------------------------------------------------------
+class _Bad(ValueError):
+    """A value a field refuses; the message says why, the caller adds the key."""
+
+
+class _Located(ValueError):
+    """A problem at a place below the current key (``.size``, ``[2]``), carried up to be named whole."""
+
+    def __init__(self, where: str, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.where, self.error = where, error
+
+
+# --- value rules (attrs validators) -------------------------------------------------------
 
 
 def _describe(value: object) -> str:
@@ -111,328 +101,371 @@ def _describe(value: object) -> str:
     return type(value).__name__
 
 
-def _format_bound(bound: float) -> str:
-    return repr(bound) if isinstance(bound, float) else str(bound)
+def _shown(value: float) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
 
 
-class _Rule(Protocol):
-    def parse(self, key: str, value: object) -> Any:
-        """Returns ``value`` checked (and for numbers, converted) for config key ``key``."""
-        ...
+def _between(minimum: float | None = None, maximum: float | None = None) -> Callable[[Any, Any, Any], None]:
+    """Returns a validator of ``minimum <= value <= maximum`` (either bound may be open)."""
+    def check(_: Any, attribute: Any, value: float) -> None:
+        if minimum is not None and maximum is not None and not minimum <= value <= maximum:
+            problem = f"must be between {_shown(minimum)} and {_shown(maximum)}, got {_shown(value)}"
+        elif minimum is not None and value < minimum:
+            problem = f"must be at least {_shown(minimum)}, got {_shown(value)}"
+        elif maximum is not None and value > maximum:
+            problem = f"must be at most {_shown(maximum)}, got {_shown(value)}"
+        else:
+            return
+        raise _Located(f".{attribute.name}", _Bad(problem))
+    return check
 
 
-@dataclass(frozen=True)
-class _Integer:
-    minimum: int | None = None
-    maximum: int | None = None
-
-    def parse(self, key: str, value: object) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"config key '{key}' must be an integer, got {_describe(value)}")
-        _check_range(key, value, self.minimum, self.maximum if self.maximum is not None else _INT64_MAX)
-        return value
+def _positive(maximum: float) -> Callable[[Any, Any, Any], None]:
+    def check(_: Any, attribute: Any, value: float) -> None:
+        if value <= 0:
+            raise _Located(f".{attribute.name}", _Bad(f"must be greater than 0, got {value!r}"))
+        if value > maximum:
+            raise _Located(f".{attribute.name}", _Bad(f"must be at most {_shown(maximum)}, got {_shown(value)}"))
+    return check
 
 
-@dataclass(frozen=True)
-class _Number:
-    minimum: float | None = None
-    maximum: float | None = None
-    positive: bool = False  # strictly greater than 0
-
-    def parse(self, key: str, value: object) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"config key '{key}' must be a number, got {_describe(value)}")
-        try:
-            number = float(value)
-        except OverflowError:
-            number = math.inf
-        if not math.isfinite(number):
-            raise ConfigError(f"config key '{key}' must be a finite number, got {_describe(value)}")
-        if self.positive and number <= 0:
-            raise ConfigError(f"config key '{key}' must be greater than 0, got {number!r}")
-        _check_range(key, number, self.minimum, self.maximum)
-        return number
+def _name(_: Any, attribute: Any, value: str) -> None:
+    if not value.strip() or value in (".", "..") or "/" in value or "\\" in value:
+        raise _Located(f".{attribute.name}",
+                       _Bad(f"must be a non-empty name without path separators, got {_describe(value)}"))
 
 
-def _check_range(key: str, value: float, minimum: float | None, maximum: float | None) -> None:
-    shown = repr(value) if isinstance(value, float) else str(value)
-    if minimum is not None and maximum is not None and not minimum <= value <= maximum:
-        raise ConfigError(
-            f"config key '{key}' must be between {_format_bound(minimum)} and {_format_bound(maximum)}, got {shown}"
-        )
-    if minimum is not None and value < minimum:
-        raise ConfigError(f"config key '{key}' must be at least {_format_bound(minimum)}, got {shown}")
-    if maximum is not None and value > maximum:
-        raise ConfigError(f"config key '{key}' must be at most {_format_bound(maximum)}, got {shown}")
+def _setting(default: Any, *rules: Callable[[Any, Any, Any], None], doc: str = "") -> Any:
+    """Declares a config key: its default, the rules its values must pass, and what it means."""
+    return attrs.field(default=default, validator=list(rules), metadata={"doc": doc})
 
 
-@dataclass(frozen=True)
-class _Boolean:
-    def parse(self, key: str, value: object) -> bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"config key '{key}' must be a boolean (true or false), got {_describe(value)}")
-        return value
+def _choice(default: str, choices: Any, doc: str = "") -> Any:
+    return attrs.field(default=default, metadata={"doc": doc, "choices": get_args(choices)})
 
 
-@dataclass(frozen=True)
-class _Text:
-    def parse(self, key: str, value: object) -> str:
-        if not isinstance(value, str):
-            raise ConfigError(f"config key '{key}' must be a string, got {_describe(value)}")
-        return value
+# --- the schema -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Name:
-    """A run name: it becomes a directory under results/."""
-
-    def parse(self, key: str, value: object) -> str:
-        name = _Text().parse(key, value)
-        if not name.strip() or name in (".", "..") or "/" in name or "\\" in name:
-            raise ConfigError(
-                f"config key '{key}' must be a non-empty name without path separators, got {_describe(value)}"
-            )
-        return name
-
-
-@dataclass(frozen=True)
-class _Choice:
-    values: tuple[str, ...]
-
-    def parse(self, key: str, value: object) -> str:
-        expected = ", ".join(self.values)
-        if not isinstance(value, str):
-            raise ConfigError(f"config key '{key}' must be one of {expected}, got {_describe(value)}")
-        if value not in self.values:
-            raise ConfigError(f"config key '{key}': unknown value {value!r}; expected one of {expected}")
-        return value
-
-
-@dataclass(frozen=True)
-class _Opponents:
-    """A non-empty array of ``{spec, weight}`` tables or plain spec strings."""
-
-    def parse(self, key: str, value: object) -> tuple[OpponentConfig, ...]:
-        if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"config key '{key}' must be an array of opponents, got {_describe(value)}")
-        if not value:
-            raise ConfigError(f"config key '{key}' must list at least one opponent, e.g. [\"random\"]")
-        return tuple(_parse_opponent(f"{key}[{index}]", entry) for index, entry in enumerate(value))
-
-
-@dataclass(frozen=True)
-class _Specs:
-    """An array (possibly empty) of player spec strings."""
-
-    def parse(self, key: str, value: object) -> tuple[str, ...]:
-        if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"config key '{key}' must be an array of player specs, got {_describe(value)}")
-        return tuple(_Text().parse(f"{key}[{index}]", entry) for index, entry in enumerate(value))
-
-
-def _parse_opponent(key: str, entry: object) -> OpponentConfig:
-    if isinstance(entry, str):
-        return OpponentConfig(spec=entry)
-    if not isinstance(entry, Mapping):
-        raise ConfigError(
-            f"config key '{key}' must be a spec string or a table {{spec, weight}}, got {_describe(entry)}"
-        )
-    _reject_unknown_keys(key, entry, ("spec", "weight"))
-    if "spec" not in entry:
-        raise ConfigError(f"config key '{key}.spec' is required; add e.g. spec = \"random\"")
-    spec = _Text().parse(f"{key}.spec", entry["spec"])
-    weight = _Number(positive=True).parse(f"{key}.weight", entry["weight"]) if "weight" in entry else 1.0
-    return OpponentConfig(spec=spec, weight=weight)
-
-
-def _setting(default: Any, rule: _Rule) -> Any:
-    """Declares a config key: its default and the rule its values must pass."""
-    return field(default=default, metadata={"rule": rule})
-
-
-# --- the schema ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
+@attrs.frozen
 class ExperimentConfig:
     """[experiment]: what the run is called and how long it lasts."""
 
-    name: str = _setting("experiment", _Name())  # results/<name>/; load_config defaults it to the file stem
-    seed: int = _setting(0, _Integer(minimum=0))  # seeds every random generator of the run
-    generations: int = _setting(100, _Integer(minimum=1))
-    description: str = _setting("", _Text())
-    held_out_claim: bool = _setting(False, _Boolean())  # keeps HELD_OUT_OPPONENTS out of training
+    name: str = _setting("experiment", _name, doc="run name; load_config defaults it to the file stem")
+    seed: int = _setting(0, _between(0, _INT64_MAX), doc="seeds every random generator of the run")
+    generations: int = _setting(100, _between(1, None), doc="generations to evolve")
+    description: str = _setting("", doc="free text")
+    held_out_claim: bool = _setting(False, doc="keeps HELD_OUT_OPPONENTS out of training")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PopulationConfig:
     """[population]: how many individuals and how their genes map to the board."""
 
-    size: int = _setting(32, _Integer(minimum=2))
-    parents: int = _setting(16, _Integer(minimum=2))  # <= size
-    genome: Genome = _setting("full", _Choice(get_args(Genome)))
-    phase_move: int = _setting(40, _Integer(minimum=1, maximum=59))  # "phase": table 0 before this move
-    init_low: float = _setting(-1.0, _Number())  # initial genes uniform in [init_low, init_high]
-    init_high: float = _setting(1.0, _Number())
-
-    @property
-    def genome_length(self) -> int:
-        """Returns the number of genes per individual."""
-        return GENOME_LENGTHS[self.genome]
+    size: int = _setting(32, _between(2, 1_000_000))
+    parents: int = _setting(16, _between(2, None))  # <= size
+    genome: Genome = _choice("full", Genome)
+    phase_move: int = _setting(40, _between(1, 59))  # "phase": table 0 before this move
+    init_low: float = _setting(-1.0, _between(-_WEIGHT, _WEIGHT))  # initial genes uniform in [init_low, init_high]
+    init_high: float = _setting(1.0, _between(-_WEIGHT, _WEIGHT))
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class SelectionConfig:
     """[selection]: how parents are chosen."""
 
-    method: SelectionMethod = _setting("tournament", _Choice(get_args(SelectionMethod)))
-    tournament_size: int = _setting(3, _Integer(minimum=2))  # <= population.size
-    elitism: int = _setting(0, _Integer(minimum=0))  # best individuals copied unchanged; < population.size
-    reevaluate_elites: bool = _setting(True, _Boolean())  # fitness is noisy: re-play elites each generation
+    method: SelectionMethod = _choice("tournament", SelectionMethod)
+    tournament_size: int = _setting(3, _between(2, None))  # <= population.size
+    elitism: int = _setting(0, _between(0, None))  # best individuals copied unchanged; < population.size
+    reevaluate_elites: bool = _setting(True)  # fitness is noisy: re-play elites each generation
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class CrossoverConfig:
     """[crossover]: how two parents make children."""
 
-    method: CrossoverMethod = _setting("one-point", _Choice(get_args(CrossoverMethod)))
-    probability: float = _setting(1.0, _Number(minimum=0, maximum=1))  # per pair
-    gene_probability: float = _setting(0.5, _Number(minimum=0, maximum=1))  # uniform: per-gene swap
-    alpha: float = _setting(0.5, _Number(minimum=0))  # blend: BLX-alpha extent
+    method: CrossoverMethod = _choice("one-point", CrossoverMethod)
+    probability: float = _setting(1.0, _between(0, 1))  # per pair
+    gene_probability: float = _setting(0.5, _between(0, 1))  # uniform: per-gene swap
+    alpha: float = _setting(0.5, _between(0, 100))  # blend: BLX-alpha extent
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class MutationConfig:
     """[mutation]: how children's genes change."""
 
-    method: MutationMethod = _setting("reset", _Choice(get_args(MutationMethod)))
-    gene_probability: float = _setting(0.03, _Number(minimum=0, maximum=1))
-    sigma: float = _setting(0.1, _Number(positive=True))  # gaussian step
-    low: float = _setting(-1.0, _Number())  # reset range and gaussian clip range
-    high: float = _setting(1.0, _Number())
+    method: MutationMethod = _choice("reset", MutationMethod)
+    gene_probability: float = _setting(0.03, _between(0, 1))
+    sigma: float = _setting(0.1, _positive(_WEIGHT))  # gaussian step
+    low: float = _setting(-1.0, _between(-_WEIGHT, _WEIGHT))  # reset range and gaussian clip range
+    high: float = _setting(1.0, _between(-_WEIGHT, _WEIGHT))
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class OpponentConfig:
     """One training opponent: a player spec and its weight when drawing."""
 
     spec: str
-    weight: float = 1.0
+    weight: float = attrs.field(default=1.0, validator=_positive(_PANEL_WEIGHT))
 
 
 _DEFAULT_OPPONENTS = tuple(OpponentConfig(spec) for spec in ("random", "nhand:1", "nhand:2", "nleast:1", "nmost:1"))
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class FitnessConfig:
     """[fitness]: the games that score an individual."""
 
-    player: str = _setting("nhand_custom:1", _Text())  # the individual's player; no @table
-    eps: float = _setting(0.0, _Number(minimum=0, maximum=1))  # chance the individual plays a random move
-    opponents: tuple[OpponentConfig, ...] = _setting(_DEFAULT_OPPONENTS, _Opponents())
-    draw: Draw = _setting("one", _Choice(get_args(Draw)))  # one opponent by weight, or all of them
-    games_per_opponent: int = _setting(1, _Integer(minimum=1))
-    colours: Colours = _setting("black", _Choice(get_args(Colours)))  # the individual's colour
-    common_random_numbers: bool = _setting(False, _Boolean())  # same opponents and game seeds for all individuals
-    score: Score = _setting("win_rate", _Choice(get_args(Score)))
-    coevolution: int = _setting(0, _Integer(minimum=0))  # games against population members
-    hall_of_fame_games: int = _setting(0, _Integer(minimum=0))
-    hall_of_fame_size: int = _setting(10, _Integer(minimum=1))
-    random_table_games: int = _setting(0, _Integer(minimum=0))  # games against fresh U(-1, 1) tables each generation
+    player: str = _setting("nhand_custom:1")  # the individual's player; no @table
+    eps: float = _setting(0.0, _between(0, 1))  # chance the individual plays a random move
+    opponents: tuple[OpponentConfig, ...] = _setting(_DEFAULT_OPPONENTS)
+    draw: Draw = _choice("one", Draw)  # one opponent by weight, or all of them
+    games_per_opponent: int = _setting(1, _between(1, None))
+    colours: Colours = _choice("black", Colours)  # the individual's colour
+    common_random_numbers: bool = _setting(False)  # same opponents and game seeds for all individuals
+    score: Score = _choice("win_rate", Score)
+    coevolution: int = _setting(0, _between(0, None))  # games against population members
+    hall_of_fame_games: int = _setting(0, _between(0, None))
+    hall_of_fame_size: int = _setting(10, _between(1, None))
+    random_table_games: int = _setting(0, _between(0, None))  # games against fresh U(-1, 1) tables each generation
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ComputeConfig:
     """[compute]: where the games run."""
 
-    workers: int = _setting(0, _Integer(minimum=0))  # 0 = all cores
-    backend: Backend = _setting("local", _Choice(get_args(Backend)))
-    address: str = _setting("", _Text())  # dask scheduler, e.g. "tcp://host:8786"
-    batch: int = _setting(0, _Integer(minimum=0))  # individuals per task; 0 = automatic
+    workers: int = _setting(0, _between(0, 4096))  # 0 = all cores
+    backend: Backend = _choice("local", Backend)
+    address: str = _setting("")  # dask scheduler, e.g. "tcp://host:8786"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class OutputConfig:
     """[output]: what the run writes besides the logbook."""
 
-    games_csv: bool = _setting(True, _Boolean())
-    checkpoint_every: int = _setting(1, _Integer(minimum=1))  # generations
+    games_csv: bool = _setting(True)
+    checkpoint_every: int = _setting(1, _between(1, None))  # generations
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class FinalConfig:
     """[final]: how the run's best table is chosen once the generations are done."""
 
-    games: int = _setting(0, _Integer(minimum=0))  # per pairing of the final tournament; 0 = fittest of the last generation
+    games: int = _setting(0, _between(0, None))  # per pairing of the final tournament; 0 = fittest of the last generation
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RefineConfig:
     """[refine]: CMA-ES from the run's best table on a held-in panel, after the generations."""
 
-    generations: int = _setting(0, _Integer(minimum=0))  # 0 = no refinement
-    restarts: int = _setting(0, _Integer(minimum=0))  # more runs (derived seeds) whose best tables join the panel
-    candidates: int = _setting(12, _Integer(minimum=2, maximum=1000))  # CMA-ES lambda
-    sigma: float = _setting(0.05, _Number(positive=True))  # first step, on a table scaled to a largest weight of 1
-    games: int = _setting(4000, _Integer(minimum=2))  # per panel group and candidate
-    eps: float = _setting(0.1, _Number(minimum=0, maximum=1))  # both players', against opponents and restarts
-    opponents: tuple[str, ...] = _setting((), _Specs())  # fixed panel opponents (player specs)
-    weight_opponents: float = _setting(1.0, _Number(minimum=0))
-    weight_restarts: float = _setting(1.0, _Number(minimum=0))
-    weight_random_tables: float = _setting(2.0, _Number(minimum=0))  # random U(-1, 1) tables at eps 0
+    generations: int = _setting(0, _between(0, None))  # 0 = no refinement
+    restarts: int = _setting(0, _between(0, 1000))  # more runs (derived seeds) whose best tables join the panel
+    candidates: int = _setting(12, _between(2, 1000))  # CMA-ES lambda
+    sigma: float = _setting(0.05, _positive(100.0))  # first step, on a table scaled to a largest weight of 1
+    games: int = _setting(4000, _between(2, None))  # per panel group and candidate
+    eps: float = _setting(0.1, _between(0, 1))  # both players', against opponents and restarts
+    opponents: tuple[str, ...] = _setting(())  # fixed panel opponents (player specs)
+    weight_opponents: float = _setting(1.0, _between(0, _PANEL_WEIGHT))
+    weight_restarts: float = _setting(1.0, _between(0, _PANEL_WEIGHT))
+    weight_random_tables: float = _setting(2.0, _between(0, _PANEL_WEIGHT))  # random U(-1, 1) tables at eps 0
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Config:
     """A whole experiment; ``Config()`` is the all-defaults experiment."""
 
-    experiment: ExperimentConfig = field(default_factory=ExperimentConfig)
-    population: PopulationConfig = field(default_factory=PopulationConfig)
-    selection: SelectionConfig = field(default_factory=SelectionConfig)
-    crossover: CrossoverConfig = field(default_factory=CrossoverConfig)
-    mutation: MutationConfig = field(default_factory=MutationConfig)
-    fitness: FitnessConfig = field(default_factory=FitnessConfig)
-    compute: ComputeConfig = field(default_factory=ComputeConfig)
-    output: OutputConfig = field(default_factory=OutputConfig)
-    final: FinalConfig = field(default_factory=FinalConfig)
-    refine: RefineConfig = field(default_factory=RefineConfig)
+    experiment: ExperimentConfig = attrs.field(factory=ExperimentConfig)
+    population: PopulationConfig = attrs.field(factory=PopulationConfig)
+    selection: SelectionConfig = attrs.field(factory=SelectionConfig)
+    crossover: CrossoverConfig = attrs.field(factory=CrossoverConfig)
+    mutation: MutationConfig = attrs.field(factory=MutationConfig)
+    fitness: FitnessConfig = attrs.field(factory=FitnessConfig)
+    compute: ComputeConfig = attrs.field(factory=ComputeConfig)
+    output: OutputConfig = attrs.field(factory=OutputConfig)
+    final: FinalConfig = attrs.field(factory=FinalConfig)
+    refine: RefineConfig = attrs.field(factory=RefineConfig)
 
 
-_SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config)}  # type: ignore[misc]
+#: The sections of an experiment, by name.
+SECTIONS: dict[str, type] = {f.name: f.default.factory for f in attrs.fields(Config)}  # type: ignore[union-attr]
 
 
-# --- parsing -------------------------------------------------------------------
+def replace(instance: Any, **changes: Any) -> Any:
+    """Returns a copy of a config (or of one of its sections) with ``changes``."""
+    return attrs.evolve(instance, **changes)
 
 
-def _reject_unknown_keys(prefix: str, table: Mapping[Any, object], known: Sequence[str]) -> None:
-    for raw_key in table:
-        if isinstance(raw_key, str) and raw_key in known:
-            continue
-        key = str(raw_key) if str(raw_key).isprintable() else repr(str(raw_key))[1:-1]
-        dotted = f"{prefix}.{key}" if prefix else key
-        close = difflib.get_close_matches(key, known, n=1)
-        if close:
-            suggestion = f"{prefix}.{close[0]}" if prefix else close[0]
-            raise ConfigError(f"config key '{dotted}' is not known; did you mean '{suggestion}'?")
-        where = f"[{prefix}] takes" if prefix else "the sections are"
-        raise ConfigError(f"config key '{dotted}' is not known; {where} {', '.join(known)}")
+# --- structuring: TOML tables into the schema, strictly ------------------------------------------
 
 
-def _rule(setting: dataclasses.Field[Any]) -> _Rule:
-    rule: _Rule = setting.metadata["rule"]
-    return rule
+def _strict_int(value: object, _: type) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(f"must be an integer, got {_describe(value)}")
+    if not -_INT64_MAX - 1 <= value <= _INT64_MAX:
+        raise _Bad(f"must be a 64-bit integer, got {_describe(value)}")
+    return value
 
 
-def _parse_section(name: str, table: object) -> Any:
-    cls = _SECTIONS[name]
-    if not isinstance(table, Mapping):
-        raise ConfigError(f"config key '{name}' must be a table [{name}], got {_describe(table)}")
-    keys = [f.name for f in fields(cls)]
-    _reject_unknown_keys(name, table, keys)
-    values = {
-        f.name: _rule(f).parse(f"{name}.{f.name}", table[f.name]) for f in fields(cls) if f.name in table
-    }
-    return cls(**values)
+def _strict_float(value: object, _: type) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Bad(f"must be a number, got {_describe(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise _Bad(f"must be a finite number, got {_describe(value)}")
+    return number
+
+
+def _strict_bool(value: object, _: type) -> bool:
+    if not isinstance(value, bool):
+        raise _Bad(f"must be a boolean (true or false), got {_describe(value)}")
+    return value
+
+
+def _strict_str(value: object, _: type) -> str:
+    if not isinstance(value, str):
+        raise _Bad(f"must be a string, got {_describe(value)}")
+    if "\x00" in value:
+        raise _Bad("must not contain a NUL character")
+    return value
+
+
+def _choice_hook(choices: tuple[str, ...]) -> Callable[[object, type], str]:
+    def structure(value: object, _: type) -> str:
+        expected = ", ".join(choices)
+        if not isinstance(value, str):
+            raise _Bad(f"must be one of {expected}, got {_describe(value)}")
+        if value not in choices:
+            raise _Bad(f"unknown value {value!r}; expected one of {expected}")
+        return value
+    return structure
+
+
+def _opponent(value: object, _: type) -> OpponentConfig:
+    if isinstance(value, str):
+        return OpponentConfig(_strict_str(value, str))
+    if not isinstance(value, Mapping):
+        raise _Bad(f"must be a spec string or a table {{spec, weight}}, got {_describe(value)}")
+    return _OPPONENT_TABLE(value, OpponentConfig)
+
+
+def _opponents(value: object, _: type) -> tuple[OpponentConfig, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(f"must be an array of opponents, got {_describe(value)}")
+    if not value:
+        raise _Bad('must list at least one opponent, e.g. ["random"]')
+    return tuple(_at(f"[{index}]", _opponent, entry) for index, entry in enumerate(value))
+
+
+def _specs(value: object, _: type) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(f"must be an array of player specs, got {_describe(value)}")
+    return tuple(_at(f"[{index}]", _strict_str, entry) for index, entry in enumerate(value))
+
+
+def _at(where: str, structure: Callable[[Any, type], Any], value: Any) -> Any:
+    try:
+        return structure(value, object)
+    except _Located as inner:
+        raise _Located(where + inner.where, inner.error) from None
+    except (ValueError, TypeError, ClassValidationError) as error:
+        raise _Located(where, error) from None
+
+
+def _section_hook(cls: type, converter: cattrs.Converter) -> Callable[[Any, type], Any]:
+    generated = make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=True)
+    section = _section_name(cls)
+
+    def structure(value: object, _: type) -> Any:
+        if not isinstance(value, Mapping):
+            raise _Bad(f"must be a table [{section}], got {_describe(value)}")
+        return generated(value, cls)
+    return structure
+
+
+def _section_name(cls: type) -> str:
+    return {section: name for name, section in SECTIONS.items()}.get(cls, "")
+
+
+def _converter() -> cattrs.Converter:
+    converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    converter.register_structure_hook(int, _strict_int)
+    converter.register_structure_hook(float, _strict_float)
+    converter.register_structure_hook(bool, _strict_bool)
+    converter.register_structure_hook(str, _strict_str)
+    for literal in (Genome, SelectionMethod, CrossoverMethod, MutationMethod, Draw, Colours, Score, Backend):
+        converter.register_structure_hook_func(lambda t, literal=literal: t == literal,
+                                               _choice_hook(get_args(literal)))
+    converter.register_structure_hook_func(lambda t: t == tuple[OpponentConfig, ...], _opponents)
+    converter.register_structure_hook_func(lambda t: t == tuple[str, ...], _specs)
+    for cls in SECTIONS.values():
+        converter.register_structure_hook(cls, _section_hook(cls, converter))
+    converter.register_unstructure_hook(OpponentConfig, lambda o: {"spec": o.spec, "weight": o.weight})
+    return converter
+
+
+_CONVERTER = _converter()
+_OPPONENT_TABLE = make_dict_structure_fn(OpponentConfig, _CONVERTER, _cattrs_forbid_extra_keys=True)
+
+
+# --- errors: the first problem, as one line naming its key -------------------------------------
+
+
+def _known_keys() -> dict[str, list[str]]:
+    return {name: [f.name for f in attrs.fields(cls)] for name, cls in SECTIONS.items()}
+
+
+def _unknown_key_message(prefix: str, key: str, known: Sequence[str]) -> str:
+    shown = key if key.isprintable() else repr(key)[1:-1]
+    dotted = f"{prefix}.{shown}" if prefix else shown
+    if not prefix:
+        # A section's key written at the top level: say which section it belongs in.
+        homes = [f"{section}.{key}" for section, keys in _known_keys().items() if key in keys]
+        if homes:
+            return (f"config key '{dotted}' is not known at the top level; did you mean '{homes[0]}' "
+                    f"(key {key} of section [{homes[0].split('.')[0]}])?")
+    close = difflib.get_close_matches(key, known, n=1)
+    if close:
+        suggestion = f"{prefix}.{close[0]}" if prefix else close[0]
+        return f"config key '{dotted}' is not known; did you mean '{suggestion}'?"
+    where = f"[{prefix}] takes" if prefix else "the sections are"
+    return f"config key '{dotted}' is not known; {where} {', '.join(known)}"
+
+
+def _first_problem(error: BaseException, path: str = "") -> str:
+    """Returns the one-line message of the first problem inside a (nested) cattrs error."""
+    if isinstance(error, ClassValidationError):
+        inner = error.exceptions[0]
+        note = next((n for n in getattr(inner, "__notes__", []) if hasattr(n, "name")), None)
+        key = f"{path}.{note.name}" if note is not None and path else (note.name if note is not None else path)
+        return _first_problem(inner, key)
+    if isinstance(error, IterableValidationError):
+        inner = error.exceptions[0]
+        note = next((n for n in getattr(inner, "__notes__", []) if hasattr(n, "index")), None)
+        return _first_problem(inner, f"{path}[{note.index}]" if note is not None else path)
+    if isinstance(error, ForbiddenExtraKeysError):
+        known = [f.name for f in attrs.fields(error.cl)]
+        return _unknown_key_message(path, sorted(map(str, error.extra_fields))[0], known)
+    if isinstance(error, _Located):
+        return _first_problem(error.error, path + error.where)
+    text = " ".join(str(error).split())
+    if isinstance(error, _Bad):
+        return f"config key '{path}': {text}" if text.startswith("unknown value") else f"config key '{path}' {text}"
+    if isinstance(error, KeyError):  # a required key missing (an opponent's spec)
+        return f"config key '{path}' is required; add e.g. spec = \"random\""
+    return f"config key '{path}': {text}"
+
+
+def _structure(data: Mapping[str, Any]) -> Config:
+    try:
+        return _CONVERTER.structure(data, Config)
+    except (ClassValidationError, _Bad, _Located) as error:
+        raise ConfigError(_first_problem(error)) from None
+
+
+# --- parsing -------------------------------------------------------------------------------------
 
 
 def config_from_dict(data: Mapping[str, Any], base_dir: Path | None = None) -> Config:
@@ -444,40 +477,58 @@ def config_from_dict(data: Mapping[str, Any], base_dir: Path | None = None) -> C
     :raises ConfigError: on the first unknown key, wrong type, bad value or inconsistency.
     """
     if not isinstance(data, Mapping):
-        raise ConfigError(f"config must be a table of sections ({', '.join(_SECTIONS)}), got {_describe(data)}")
-    _reject_unknown_keys("", data, list(_SECTIONS))
-    sections = {name: _parse_section(name, data[name]) for name in _SECTIONS if name in data}
-    config = Config(**sections)
-    _check_population(config)
-    _check_selection(config)
-    _check_bounds(config)
+        raise ConfigError(f"config must be a table of sections ({', '.join(SECTIONS)}), got {_describe(data)}")
+    for key in data:
+        if not isinstance(key, str) or key not in SECTIONS:
+            raise ConfigError(_unknown_key_message("", str(key), list(SECTIONS)))
+    config = _structure(data)
+    given = _given_keys(data)
+    _check_population(config, given)
+    _check_selection(config, given)
+    _check_bounds(config, given)
     _check_compute(config)
     fitness = _check_fitness(config.fitness, config.experiment.held_out_claim, base_dir)
     refine = _check_refine(config, base_dir)
-    return dataclasses.replace(config, fitness=fitness, refine=refine)
+    return replace(config, fitness=fitness, refine=refine)
 
 
-def _check_population(config: Config) -> None:
+def _given_keys(data: Mapping[str, Any]) -> set[str]:
+    """Returns the dotted keys the user wrote (the others take their defaults)."""
+    return {f"{section}.{key}" for section, table in data.items() if isinstance(table, Mapping) for key in table}
+
+
+def _default(key: str, given: set[str]) -> str:
+    """Returns ' (the default N)' when ``key`` was not written, so that a conflict is not blamed on the user."""
+    if key in given:
+        return ""
+    section, name = key.split(".")
+    return f" (the default, {getattr(SECTIONS[section](), name)!r})"
+
+
+def _conflict(key: str, value: Any, limit: str, other: str, given: set[str]) -> ConfigError:
+    """Returns the error of ``key`` against another key's value; names the defaults involved and the fix."""
+    if key not in given:
+        return ConfigError(f"config key '{key}' is not set and its default {value!r} {limit}; set {key}")
+    return ConfigError(f"config key '{key}' {limit}, got {value!r}" + (
+        f" ({other} is its default; set it)" if other and other not in given else ""))
+
+
+def _check_population(config: Config, given: set[str]) -> None:
     population = config.population
     if population.parents > population.size:
-        raise ConfigError(
-            f"config key 'population.parents' must be at most population.size ({population.size}), "
-            f"got {population.parents}"
-        )
+        raise _conflict("population.parents", population.parents,
+                        f"must be at most population.size ({population.size})", "population.size", given)
 
 
-def _check_selection(config: Config) -> None:
+def _check_selection(config: Config, given: set[str]) -> None:
     size = config.population.size
     selection = config.selection
     if selection.tournament_size > size:
-        raise ConfigError(
-            f"config key 'selection.tournament_size' must be at most population.size ({size}), "
-            f"got {selection.tournament_size}"
-        )
+        raise _conflict("selection.tournament_size", selection.tournament_size,
+                        f"must be at most population.size ({size})", "population.size", given)
     if selection.elitism >= size:
-        raise ConfigError(
-            f"config key 'selection.elitism' must be less than population.size ({size}), got {selection.elitism}"
-        )
+        raise _conflict("selection.elitism", selection.elitism,
+                        f"must be less than population.size ({size})", "population.size", given)
     if selection.method in ("roulette", "stochastic-universal") and config.fitness.score == "disc_diff":
         raise ConfigError(
             f"config key 'selection.method': {selection.method} needs non-negative fitness; "
@@ -485,24 +536,22 @@ def _check_selection(config: Config) -> None:
         )
     if selection.method == "adjacent-pairs":
         if size % 2:
-            raise ConfigError(
-                f"config key 'population.size' must be even when selection.method is 'adjacent-pairs', got {size}"
-            )
+            raise _conflict("population.size", size, "must be even when selection.method is 'adjacent-pairs'",
+                            "", given)
         if config.population.parents != size // 2:
-            raise ConfigError(
-                f"config key 'population.parents' must be population.size // 2 ({size // 2}) "
-                f"when selection.method is 'adjacent-pairs', got {config.population.parents}"
-            )
+            raise _conflict("population.parents", config.population.parents,
+                            f"must be population.size // 2 ({size // 2}) when selection.method is 'adjacent-pairs'",
+                            "population.size", given)
 
 
-def _check_bounds(config: Config) -> None:
+def _check_bounds(config: Config, given: set[str]) -> None:
     for key, low, high in (
         ("population.init_low", config.population.init_low, config.population.init_high),
         ("mutation.low", config.mutation.low, config.mutation.high),
     ):
         if not low < high:
             high_key = key.replace("low", "high")
-            raise ConfigError(f"config key '{key}' must be less than {high_key} ({high!r}), got {low!r}")
+            raise _conflict(key, low, f"must be less than {high_key} ({high!r})", high_key, given)
 
 
 _DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
@@ -531,125 +580,72 @@ def _check_compute(config: Config) -> None:
 # --- player specs ----------------------------------------------------------------
 
 
-def _fallback_parse_spec(text: str) -> None:
-    """Checks ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N]`` while the engine is not built.
-
-    :raises ValueError: naming what is wrong with ``text``.
-    """
-    syntax = "KIND[:DEPTH][@TABLE][,eps=E][,phase=N]"
-    match = _FALLBACK_SYNTAX.fullmatch(text)
-    if match is None:
-        raise ValueError(f"bad player spec {text!r}: expected {syntax}, e.g. 'nhand:2' or 'wpc:1@heuristic'")
-    if match["kind"] not in _FALLBACK_KINDS:
-        kinds = ", ".join(_FALLBACK_KINDS)
-        raise ValueError(f"bad player spec {text!r}: unknown kind {match['kind']!r}; expected one of {kinds}")
-    if match["depth"] is not None and int(match["depth"]) < 1:
-        raise ValueError(f"bad player spec {text!r}: depth must be at least 1")
-    for option in match["options"].split(",")[1:]:
-        name, _, value = option.partition("=")
-        if name == "eps":
-            try:
-                eps = float(value)
-            except ValueError:
-                eps = math.nan
-            if not 0 <= eps <= 1:
-                raise ValueError(f"bad player spec {text!r}: eps must be a number between 0 and 1")
-        elif name == "phase":
-            if not (value.isascii() and value.isdigit() and 1 <= int(value) <= 59):
-                raise ValueError(f"bad player spec {text!r}: phase must be a move number in 1..59")
-        else:
-            raise ValueError(f"bad player spec {text!r}: unknown option {option!r}; options are eps=E and phase=N")
-
-
-def _spec_parser() -> Callable[[str], object]:
-    try:
-        from engine.players import parse_spec
-    except ImportError:
-        return _fallback_parse_spec
-    return parse_spec  # type: ignore[no-any-return]
-
-
-def _is_path(table: str) -> bool:
-    """Tells a weights-file table (``@runs/best.csv``) from a named one (``@lr06``)."""
-    return "/" in table or "\\" in table or "." in table
-
-
-def _spec_parts(spec: str) -> re.Match[str]:
-    match = _SPEC_PARTS.fullmatch(spec)
-    assert match is not None  # every string matches
-    return match
-
-
 def spec_weights_path(spec: str) -> Path | None:
     """Returns the weights file a spec's ``@TABLE`` names, or None for a built-in table or none."""
-    table = _spec_parts(spec)["table"]
-    return Path(table.strip()) if table is not None and _is_path(table) else None
+    try:
+        table = parse_spec(spec).table
+    except ValueError:
+        return None
+    return Path(table) if table is not None and is_path(table) else None
 
 
 def _resolve_table(spec: str, base_dir: Path | None) -> str:
     """Returns ``spec`` with a relative weights-file path made relative to ``base_dir``."""
-    match = _spec_parts(spec)
-    table = match["table"]
-    if base_dir is None or table is None or not _is_path(table) or Path(table.strip()).is_absolute():
+    if base_dir is None or "@" not in spec:
         return spec
-    resolved = os.path.normpath(base_dir / table.strip())
-    return spec[: match.start("table")] + resolved + spec[match.end("table") :]
+    head, _, rest = spec.partition("@")
+    table, comma, options = rest.partition(",")
+    if not is_path(table.strip()) or Path(table.strip()).is_absolute():
+        return spec
+    return f"{head}@{os.path.normpath(base_dir / table.strip())}{comma}{options}"
 
 
-def _check_spec(key: str, spec: str, parse_spec: Callable[[str], object]) -> None:
+def _parsed(key: str, spec: str) -> Any:
     try:
-        parse_spec(spec)
+        return parse_spec(spec)
     except ValueError as error:
         raise ConfigError(f"config key '{key}': {error}") from error
 
 
 def _check_fitness(fitness: FitnessConfig, held_out_claim: bool, base_dir: Path | None) -> FitnessConfig:
-    parse_spec = _spec_parser()
-    _check_spec("fitness.player", fitness.player, parse_spec)
-    player = _spec_parts(fitness.player)
-    kind = player["kind"].strip()
-    if kind not in EVOLVABLE_KINDS:
+    player = _parsed("fitness.player", fitness.player)
+    if player.kind not in TABLE_KINDS:
         raise ConfigError(
-            f"config key 'fitness.player': kind {kind!r} has no table to evolve; "
-            f"use one of {', '.join(sorted(EVOLVABLE_KINDS))}, e.g. 'nhand_custom:1'"
+            f"config key 'fitness.player': kind {player.kind!r} has no table to evolve; "
+            f"use one of {', '.join(sorted(TABLE_KINDS))}, e.g. 'nhand_custom:1'"
         )
-    if player["table"] is not None:
+    if player.table is not None:
         raise ConfigError(
-            f"config key 'fitness.player' must not name a table (@{player['table']}): the individual is the table; "
-            f"remove '@{player['table']}'"
+            f"config key 'fitness.player' must not name a table (@{player.table}): the individual is the table; "
+            f"remove '@{player.table}'"
         )
-    if player["options"] is not None:
+    options = fitness.player.partition(",")[2]
+    if options:
         raise ConfigError(
-            f"config key 'fitness.player' must not set options (,{player['options']}); "
+            f"config key 'fitness.player' must not set options (,{options}); "
             f"set fitness.eps and population.phase_move instead"
         )
-
     opponents = [
-        dataclasses.replace(opponent, spec=_check_opponent(f"fitness.opponents[{index}].spec", opponent.spec,
-                                                           held_out_claim, base_dir, parse_spec))
+        replace(opponent, spec=_check_opponent(f"fitness.opponents[{index}].spec", opponent.spec, held_out_claim,
+                                               base_dir))
         for index, opponent in enumerate(fitness.opponents)
     ]
-    return dataclasses.replace(fitness, opponents=tuple(opponents))
+    return replace(fitness, opponents=tuple(opponents))
 
 
-def _check_opponent(
-    key: str, spec: str, held_out_claim: bool, base_dir: Path | None, parse_spec: Callable[[str], object]
-) -> str:
+def _check_opponent(key: str, spec: str, held_out_claim: bool, base_dir: Path | None) -> str:
     """Returns a training opponent's spec with its weights path resolved, or raises naming ``key``."""
     spec = _resolve_table(spec, base_dir)
-    _check_spec(key, spec, parse_spec)
-    parts = _spec_parts(spec)
-    opponent_kind = parts["kind"].strip()
-    if opponent_kind == "human":
+    parsed = _parsed(key, spec)
+    if parsed.kind == "human":
         raise ConfigError(f"config key '{key}': a human cannot be a training opponent; remove it")
-    table = parts["table"].strip() if parts["table"] is not None else None
-    if opponent_kind in EVOLVABLE_KINDS and table is None:
-        at = parts.start("options") - 1 if parts["options"] is not None else len(spec)
+    if parsed.kind in TABLE_KINDS and parsed.table is None:
+        at = spec.find(",") if "," in spec else len(spec)
         raise ConfigError(
             f"config key '{key}': opponent {spec!r} needs a weights table, "
             f"e.g. '{spec[:at]}@heuristic{spec[at:]}'"
         )
-    held_out = {opponent_kind, table} & HELD_OUT_OPPONENTS
+    held_out = {parsed.kind, parsed.table} & HELD_OUT_OPPONENTS
     if held_out_claim and held_out:
         raise ConfigError(
             f"config key '{key}': opponent {spec!r} uses held-out {sorted(held_out)[0]!r} "
@@ -680,10 +676,9 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
                 "config key 'refine.restarts' must be at least 1 when refine.weight_restarts is above 0; "
                 "set restarts or weight_restarts = 0"
             )
-    parse_spec = _spec_parser()
-    specs = tuple(_check_opponent(f"refine.opponents[{index}]", spec, config.experiment.held_out_claim, base_dir,
-                                  parse_spec) for index, spec in enumerate(refine.opponents))
-    return dataclasses.replace(refine, opponents=specs)
+    specs = tuple(_check_opponent(f"refine.opponents[{index}]", spec, config.experiment.held_out_claim, base_dir)
+                  for index, spec in enumerate(refine.opponents))
+    return replace(refine, opponents=specs)
 
 
 # --- I/O and conversions -----------------------------------------------------------
@@ -743,20 +738,12 @@ def _is_file(path: Path) -> bool:
 
 def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:
     """Returns every key of ``config`` with its value, as plain TOML types."""
-    return {
-        name: {
-            f.name: _plain(getattr(getattr(config, name), f.name)) for f in fields(getattr(config, name))
-        }
-        for name in _SECTIONS
-    }
-
-
-def _plain(value: object) -> Any:
-    if isinstance(value, tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, OpponentConfig):
-        return {"spec": value.spec, "weight": value.weight}
-    return value
+    data: dict[str, dict[str, Any]] = _CONVERTER.unstructure(config)
+    for section in data.values():
+        for key, value in section.items():
+            if isinstance(value, tuple):
+                section[key] = list(value)
+    return data
 
 
 def config_to_toml(config: Config) -> str:
@@ -783,3 +770,11 @@ def with_overrides(
         if value is not None:
             data[section][key] = value
     return config_from_dict(data)
+
+
+def documented_keys() -> Iterable[tuple[str, str, Any, str]]:
+    """Yields (section, key, default, doc) of every config key, in schema order."""
+    for section, cls in SECTIONS.items():
+        for field in attrs.fields(cls):
+            default = field.default.factory() if isinstance(field.default, attrs.Factory) else field.default
+            yield section, field.name, default, field.metadata.get("doc", "")

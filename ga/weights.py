@@ -34,6 +34,7 @@ __all__ = [
     "LAYOUT",
     "LAYOUT_PHASES",
     "PHASE_NAMES",
+    "WEIGHT_LIMIT",
     "WeightsError",
     "format_weights",
     "load_weights",
@@ -43,6 +44,9 @@ __all__ = [
 ]
 
 SQUARES = 64
+#: The largest weight magnitude a table may hold: its weighted sums stay far
+#: from overflow, and a finished game still outweighs any table score.
+WEIGHT_LIMIT = 1e9
 FILE_NAMES = "abcdefgh"
 LAYOUT = "a1..h8 row-major"
 LAYOUT_PHASES = "a1..h8 row-major, 2 phases: first 64 before the switch move"

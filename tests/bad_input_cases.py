@@ -4,10 +4,6 @@ The fixed cases are listed here by category; the property-based tests draw
 the rest from the building blocks below (values, tokens, fragments). Each
 test records what it tried in :data:`TRIED`, and the test module prints the
 counts per category at the end of its run ("bad input cases tried: ...").
-
-Cases marked with a :data:`KNOWN_BUGS` key fail today because of a bug in a
-module this test suite may not change; they run as non-strict xfails that name
-the bug, so that fixing it shows up as XPASS.
 """
 from __future__ import annotations
 
@@ -31,12 +27,6 @@ def report() -> str:
     """Returns the one-line tally printed at the end of the module."""
     parts = [f"{category} {TRIED[category]}" for category in CATEGORIES]
     return f"bad input cases tried: {sum(TRIED.values())} ({', '.join(parts)})"
-
-
-# ---------------------------------------------------------------- bugs found in files owned by others
-
-#: Bugs reported (not fixed here): key -> where, input, what happens, suggested fix.
-KNOWN_BUGS: dict[str, str] = {}  # all reported bugs are fixed
 
 
 # ---------------------------------------------------------------- configs
@@ -216,18 +206,18 @@ BAD_SPECS: tuple[tuple[str, str], ...] = (
 # ---------------------------------------------------------------- the command line
 
 #: Usage errors (click) that must also be one line, exit 2. {tmp} is a scratch directory.
-USAGE_ERRORS: tuple[tuple[list[str], str | None], ...] = (
-    (["evaluate", "random", "--vs", "random", "--games", "0"], None),
-    (["evaluate", "random", "--games", "2", "--vs"], None),
-    (["evaluate", "random", "--vs", "random"], None),
-    (["export", "heuristic", "--format", "yaml"], None),
-    (["export", "heuristic"], None),
-    (["plot", "{tmp}", "--format", "gif"], None),
-    (["evolve", "{tmp}/x.toml", "--generations", "0"], None),
-    (["evolve"], None),
-    (["resume", "{tmp}", "--workers", "-1"], None),
-    (["play", "--seed", "-1"], None),
-    (["no-such-command"], None),
+USAGE_ERRORS: tuple[list[str], ...] = (
+    ["evaluate", "random", "--vs", "random", "--games", "0"],
+    ["evaluate", "random", "--games", "2", "--vs"],
+    ["evaluate", "random", "--vs", "random"],
+    ["export", "heuristic", "--format", "yaml"],
+    ["export", "heuristic"],
+    ["plot", "{tmp}", "--format", "gif"],
+    ["evolve", "{tmp}/x.toml", "--generations", "0"],
+    ["evolve"],
+    ["resume", "{tmp}", "--workers", "-1"],
+    ["play", "--seed", "-1"],
+    ["no-such-command"],
 )
 
 #: Bad values of export's own options (SOURCE is a good built-in table), with a message fragment.
@@ -246,42 +236,42 @@ BAD_EXPORT_OPTIONS: tuple[tuple[list[str], str], ...] = (
 #: Sources that are none of a run directory, weights file or built-in table.
 BAD_SOURCES: tuple[str, ...] = ("", "nosuch", "HEURISTIC", "{tmp}/missing.csv", "{tmp}/missing", "{tmp}/dir.csv")
 
-#: Damage done to a finished run before ``resume``: (file, new content or None to delete, known bug or None).
-RUN_DIR_FAULTS: tuple[tuple[str, bytes | None, str | None], ...] = (
-    ("checkpoint.json", None, None),
-    ("checkpoint.json", b"", None),
-    ("checkpoint.json", b"{", None),
-    ("checkpoint.json", b"\xff\xfe", None),
-    ("checkpoint.json", b"{}", None),
-    ("checkpoint.json", b'{"format": 2}', None),
-    ("checkpoint.json", b"[]", None),
-    ("checkpoint.json", b"1", None),
-    ("checkpoint.json", b"null", None),
-    ("config.toml", None, None),
-    ("config.toml", b"[experiment\n", None),
-    ("config.toml", b"\xff\xfe", None),
-    ("config.toml", b"[population]\nsize = 1\n", None),
-    ("manifest.json", None, None),
-    ("manifest.json", b"{", None),
-    ("manifest.json", b"[]", None),
-    ("manifest.json", b"null", None),
-    ("generations.csv", b"", None),
+#: Damage done to a finished run before ``resume``: (file, new content or None to delete).
+RUN_DIR_FAULTS: tuple[tuple[str, bytes | None], ...] = (
+    ("checkpoint.json", None),
+    ("checkpoint.json", b""),
+    ("checkpoint.json", b"{"),
+    ("checkpoint.json", b"\xff\xfe"),
+    ("checkpoint.json", b"{}"),
+    ("checkpoint.json", b'{"format": 2}'),
+    ("checkpoint.json", b"[]"),
+    ("checkpoint.json", b"1"),
+    ("checkpoint.json", b"null"),
+    ("config.toml", None),
+    ("config.toml", b"[experiment\n"),
+    ("config.toml", b"\xff\xfe"),
+    ("config.toml", b"[population]\nsize = 1\n"),
+    ("manifest.json", None),
+    ("manifest.json", b"{"),
+    ("manifest.json", b"[]"),
+    ("manifest.json", b"null"),
+    ("generations.csv", b""),
 )
 
-#: checkpoint.json fields set to a value of the wrong type: (field, JSON value, known bug or None).
-CHECKPOINT_FIELD_FAULTS: tuple[tuple[str, Any, str | None], ...] = (
-    ("format", "1", None),
-    ("population", {"dtype": "<f4", "shape": [1], "base64": ""}, None),
-    ("population", {"dtype": "<f8", "shape": [4, 64], "base64": "!!"}, None),
-    ("population", {"dtype": "<f8", "shape": [9, 9], "base64": ""}, None),
-    ("unknown_field", 1, None),
-    ("generation", "x", None),
-    ("generation", 1.5, None),
-    ("population", 1, None),
-    ("fitness", None, None),
-    ("born", [], None),
-    ("games_played", "x", None),
-    ("csv_bytes", [], None),
+#: checkpoint.json fields set to a value of the wrong type: (field, JSON value).
+CHECKPOINT_FIELD_FAULTS: tuple[tuple[str, Any], ...] = (
+    ("format", "1"),
+    ("population", {"dtype": "<f4", "shape": [1], "base64": ""}),
+    ("population", {"dtype": "<f8", "shape": [4, 64], "base64": "!!"}),
+    ("population", {"dtype": "<f8", "shape": [9, 9], "base64": ""}),
+    ("unknown_field", 1),
+    ("generation", "x"),
+    ("generation", 1.5),
+    ("population", 1),
+    ("fitness", None),
+    ("born", []),
+    ("games_played", "x"),
+    ("csv_bytes", []),
 )
 
 def npy_file(header: bytes, payload: bytes = bytes(8 * 64)) -> bytes:

@@ -21,7 +21,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import fields
+import attrs
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +32,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import bad_input_cases as cases
-from bad_input_cases import KNOWN_BUGS, tried
+from bad_input_cases import tried
 from engine import Board, Player, PlayerSpec, build_player, parse_spec, parse_square, square_name
-from ga import config as config_module
+from ga.config import SECTIONS as CONFIG_SECTIONS
 from ga.cli import main
 from ga.cli.errors import EXIT_BAD_INPUT
 from ga.config import Config, ConfigError, config_from_dict, load_config
 from ga.weights import WeightsError, format_weights, load_weights, npy_bytes, parse_weights
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = {name: [f.name for f in fields(cls)] for name, cls in config_module._SECTIONS.items()}
+SECTIONS = {name: [f.name for f in attrs.fields(cls)] for name, cls in CONFIG_SECTIONS.items()}
 KEYS = [(section, key) for section, keys in SECTIONS.items() for key in keys]
 ERROR_LINE = re.compile(r"othello-ga: error: \S.*")
 
@@ -65,11 +65,6 @@ def report_counts(request: pytest.FixtureRequest) -> Iterator[None]:
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory shared by the examples of a module (hypothesis refuses function-scoped fixtures)."""
     return tmp_path_factory.mktemp("bad-input")
-
-
-def xfail_if(bug: str | None) -> list[pytest.MarkDecorator]:
-    """Marks a case that fails because of a reported bug in a module this suite may not change."""
-    return [pytest.mark.xfail(reason=KNOWN_BUGS[bug], strict=False)] if bug else []
 
 
 # ---------------------------------------------------------------- helpers
@@ -650,10 +645,9 @@ def test_export_and_evaluate_of_a_bad_source(tmp_path: Path, source: str) -> Non
 
 
 @pytest.mark.parametrize(
-    ("argv", "bug"),
-    [pytest.param(argv, bug, marks=xfail_if(bug), id=" ".join(argv)) for argv, bug in cases.USAGE_ERRORS],
+    "argv", [pytest.param(argv, id=" ".join(argv)) for argv in cases.USAGE_ERRORS],
 )
-def test_usage_error_is_one_line(tmp_path: Path, argv: list[str], bug: str | None) -> None:
+def test_usage_error_is_one_line(tmp_path: Path, argv: list[str]) -> None:
     assert_bad_input([part.format(tmp=tmp_path) for part in argv])
     assert list(tmp_path.iterdir()) == []
 
@@ -683,12 +677,12 @@ def damaged_copy(finished_run: Path, tmp_path: Path, name: str, content: bytes |
 
 
 @pytest.mark.parametrize(
-    ("name", "content", "bug"),
-    [pytest.param(*case, marks=xfail_if(case[2]), id=f"{case[0]}={case[1]!r}") for case in cases.RUN_DIR_FAULTS],
+    ("name", "content"),
+    [pytest.param(*case, id=f"{case[0]}={case[1]!r}") for case in cases.RUN_DIR_FAULTS],
 )
 @pytest.mark.parametrize("extend", [False, True], ids=["resume", "resume-extend"])
 def test_resume_of_a_damaged_run_writes_nothing(
-    finished_run: Path, tmp_path: Path, name: str, content: bytes | None, bug: str | None, extend: bool
+    finished_run: Path, tmp_path: Path, name: str, content: bytes | None, extend: bool
 ) -> None:
     tried("run-dir faults")
     run_dir = damaged_copy(finished_run, tmp_path, name, content)
@@ -699,12 +693,12 @@ def test_resume_of_a_damaged_run_writes_nothing(
 
 
 @pytest.mark.parametrize(
-    ("field", "value", "bug"),
-    [pytest.param(*case, marks=xfail_if(case[2]), id=f"{case[0]}={case[1]!r:.30}")
+    ("field", "value"),
+    [pytest.param(*case, id=f"{case[0]}={case[1]!r:.30}")
      for case in cases.CHECKPOINT_FIELD_FAULTS],
 )
 def test_resume_with_a_damaged_checkpoint_field_writes_nothing(
-    finished_run: Path, tmp_path: Path, field: str, value: Any, bug: str | None
+    finished_run: Path, tmp_path: Path, field: str, value: Any
 ) -> None:
     tried("run-dir faults")
     checkpoint = json.loads((finished_run / "checkpoint.json").read_text())
@@ -773,5 +767,3 @@ def test_end_to_end_bad_input(tmp_path: Path, name: str, files: dict[str, bytes]
 
 def test_the_registry_has_every_category() -> None:
     assert set(cases.CATEGORIES) >= {"configs", "weights", "positions", "specs", "cli"}
-    for bug in [case[-1] for case in cases.RUN_DIR_FAULTS + cases.CHECKPOINT_FIELD_FAULTS + cases.USAGE_ERRORS]:
-        assert bug is None or bug in KNOWN_BUGS

@@ -1,7 +1,7 @@
 """The experiment scripts: the ablation ladder, the held-out table and the probes."""
 from __future__ import annotations
 
-import dataclasses
+
 import importlib.util
 import sys
 import tomllib
@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from ga.config import config_from_dict, load_config
+from ga.config import config_from_dict, load_config, replace
 from ga.evolution.run import evolve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,7 +138,7 @@ def test_random_tables_toml_is_strong_toml_with_two_changes() -> None:
     variant = load_config(EXPERIMENTS / "random-tables.toml")
     for section in ("population", "selection", "crossover", "mutation", "final", "output"):
         assert getattr(variant, section) == getattr(strong, section), section
-    assert variant.fitness == dataclasses.replace(strong.fitness, eps=0.0, random_table_games=64)
+    assert variant.fitness == replace(strong.fitness, eps=0.0, random_table_games=64)
     assert (variant.experiment.seed, variant.experiment.generations) == (strong.experiment.seed, 500)
     assert variant.experiment.held_out_claim
 

@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from ga.config import Config, RefineConfig, load_config, with_overrides
+from ga.config import Config, RefineConfig, load_config, replace, with_overrides
 from ga.evolution import fitness, refine
 from ga.evolution.genome import genome_length
 from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
@@ -112,7 +112,7 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
 def _restart(config: Config, path: Path, restart: int, progress: ProgressFactory | None) -> bool:
     """Runs or continues one restart; returns whether it is finished."""
     seed = refine.restart_seed(config.experiment.seed, restart)
-    restart_config = dataclasses.replace(with_overrides(config, seed=seed), refine=RefineConfig())
+    restart_config = replace(with_overrides(config, seed=seed), refine=RefineConfig())
     if not (path / CHECKPOINT).is_file():
         return run(restart_config, path, progress=progress).finished
     manifest = read_manifest(path)
