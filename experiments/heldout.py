@@ -1,6 +1,6 @@
 """Held-out table: score the shipped and the published tables on opponents none of them trained on.
 
-Four measures, each with its Wilson 95% interval (the targets of issue 5):
+Four measures, each with its Wilson 95% interval (the targets of strong.toml):
 league vs ``heuristic`` and vs ``lr06`` (1-ply, eps 0.1 for both, both
 colours), vs a uniform random mover (1-ply, eps 0, both colours) and the
 expected utility vs random U(-1, 1) tables. Writes ``heldout.csv``,

@@ -1,4 +1,4 @@
-"""The experiment scripts: the ablation ladder, the held-out table and the probes."""
+"""The experiment scripts: the ablation ladder and the held-out table."""
 from __future__ import annotations
 
 
@@ -86,53 +86,6 @@ def test_shipped_heldout_table_matches_its_csv() -> None:
         assert f"| {row['table']} | {row['league_heuristic']:.3f}" in text
 
 
-def test_probe_margin_is_the_worst_gap_plus_a_tenth_of_the_mean() -> None:
-    probe = load_script("probe")
-    targets = probe.TARGETS
-    assert targets.tolist() == [0.56, 0.50, 0.91, 0.90]
-    assert probe.margin(targets) == 0.0
-    assert abs(probe.margin(targets + [0.04, 0.0, 0.02, 0.02]) - 0.1 * 0.02) < 1e-12
-    assert abs(probe.margin(targets + [0.04, -0.01, 0.02, 0.03]) - (-0.01 + 0.1 * 0.02)) < 1e-12
-
-
-def test_probe_feasible_is_reproducible_and_checks_on_fresh_games(tmp_path: Path, capsys: Any) -> None:
-    probe = load_script("probe")
-    args = ["feasible", "--generations", "2", "--candidates", "3", "--games", "40", "--check-games", "40",
-            "--workers", "1", "--csv", str(tmp_path / "a.csv")]
-    assert probe.main(args) == 0
-    first = capsys.readouterr().out
-    assert probe.main(args[:-1] + [str(tmp_path / "b.csv")]) == 0
-    assert capsys.readouterr().out == first  # seeded: CMA-ES samples and every game
-    rows = pd.read_csv(tmp_path / "a.csv")
-    assert rows["generation"].tolist() == [0, 1]
-    for column, _, _ in probe.MEASURES:
-        assert rows[column].between(0, 1).all()
-    assert first.count("on fresh games (40 a measure, seed 3)") == 2 and "final centroid" in first
-
-
-def test_probe_proxies_scores_each_runs_top_tables(tmp_path: Path) -> None:
-    probe = load_script("probe")
-    runs = []
-    for seed in (1, 2):
-        config = config_from_dict({
-            "experiment": {"name": "p", "seed": seed, "generations": 2},
-            "population": {"size": 4, "parents": 2, "genome": "sym8"},
-            "selection": {"tournament_size": 2},
-            "fitness": {"opponents": ["nhand:1,eps=0.1", "wpc:1@classic,eps=0.1"], "draw": "all", "eps": 0.1},
-            "output": {"games_csv": False},
-            "final": {"games": 2},
-        })
-        evolve(config, out=tmp_path / f"run{seed}")
-        runs.append(str(tmp_path / f"run{seed}"))
-    assert probe.main(["proxies", *runs, "--top", "2", "--games", "20", "--workers", "1",
-                       "--csv", str(tmp_path / "p.csv")]) == 0
-    rows = pd.read_csv(tmp_path / "p.csv")
-    assert rows["run"].tolist() == ["run1", "run1", "run2", "run2"]
-    for column in ["nhand:1,eps=0.1", "wpc:1@classic,eps=0.1", probe.OTHER_RUNS,
-                   *(c for c, _, _ in probe.MEASURES)]:
-        assert rows[column].between(0, 1).all(), column
-
-
 def test_random_tables_toml_is_strong_toml_with_two_changes() -> None:
     strong = load_config(EXPERIMENTS / "strong.toml")
     variant = load_config(EXPERIMENTS / "random-tables.toml")
@@ -143,37 +96,3 @@ def test_random_tables_toml_is_strong_toml_with_two_changes() -> None:
     assert variant.experiment.held_out_claim
 
 
-def test_probe_check_scores_given_genes_like_evaluate(tmp_path: Path, capsys: Any) -> None:
-    probe = load_script("probe")
-    genes = "1,-0.25,0.1,0.05,-0.25,0.01,0.01,0.05,0.02,0.01"  # heuristic (WPC-H) under sym8
-    assert probe.main(["check", genes, "--games", "60", "--workers", "1", "--csv", str(tmp_path / "c.csv")]) == 0
-    row = pd.read_csv(tmp_path / "c.csv").iloc[0]
-    from engine import TABLES
-    from ga.analysis.evaluation import evaluate_player
-
-    direct = evaluate_player(TABLES["heuristic"], [], 60, seed=3, protocol="league")[0].score
-    assert row["league_heuristic"] == direct  # WPC-H is symmetric: the same table, the same games
-    assert "targets met:" in capsys.readouterr().out
-
-
-def test_probe_refine_is_reproducible_and_scores_its_centroid_held_out(tmp_path: Path, capsys: Any) -> None:
-    probe = load_script("probe")
-    config = config_from_dict({
-        "experiment": {"name": "r", "seed": 1, "generations": 1},
-        "population": {"size": 4, "parents": 2, "genome": "sym8"},
-        "selection": {"tournament_size": 2},
-        "fitness": {"opponents": ["nhand:1"]},
-    })
-    runs = [tmp_path / "a", tmp_path / "b"]
-    for run in runs:
-        evolve(config, out=run)
-    args = ["refine", str(runs[0]), "--against", str(runs[1]), "--generations", "2", "--candidates", "3",
-            "--games", "20", "--check-games", "20", "--workers", "1", "--csv", str(tmp_path / "a.csv")]
-    assert probe.main(args) == 0
-    first = capsys.readouterr().out
-    assert probe.main(args[:-1] + [str(tmp_path / "b.csv")]) == 0
-    assert capsys.readouterr().out == first
-    rows = pd.read_csv(tmp_path / "a.csv")
-    assert rows["generation"].tolist() == [0, 1]
-    assert rows[probe.PANEL].stack().between(0, 1).all()
-    assert "held out (20 a measure, seed 3)" in first
