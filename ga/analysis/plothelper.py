@@ -1,13 +1,11 @@
 """A run's figures drawn by a helper process that starts with the run.
 
-Importing matplotlib and pandas takes about 0.5 s and drawing the six
-figures 0.65-0.7 s: together a third of a short run such as seed2021.toml.
-The helper starts when the run starts and imports them while the run plays;
-when the run has finished it forks, and the two processes, sharing the
-imports, draw half the figures each (seed2021.toml with its plots 3.2-3.3 s
--> 2.9-3.0 s). Two helpers importing matplotlib each were no faster: their
-imports slowed the run as much as their parallel drawing saved. Nothing here
-imports matplotlib, so the run itself never pays for it.
+Importing matplotlib and pandas and drawing the figures is a large part of
+a short run such as seed2021.toml. The helper starts when the run starts and
+imports them while the run plays; when the run has finished it forks, and
+the two processes, sharing the imports, draw half the figures each
+(docs/performance.md has the measurements). Nothing here imports
+matplotlib, so the run itself never pays for it.
 
 The helper sits in a session of its own, so a Ctrl-C meant for the run does
 not reach it; it waits for one request on its stdin and exits at end of

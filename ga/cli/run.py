@@ -55,11 +55,14 @@ def _dask_options(command: Any) -> Any:
     return command
 
 
-def _run_on(run_dir: Path, start: Any) -> Any:
+def _run_on(start: Any) -> Any:
     """Returns ``start()``, adding to lost workers' error (a thread's or a cluster's) how to continue the run."""
     try:
         return start()
     except WorkersLost as error:
+        run_dir = getattr(error, "run_dir", None)
+        if run_dir is None:
+            raise
         if (run_dir / CHECKPOINT).is_file():
             hint = f"the last checkpoint is intact; continue with: othello-ga resume {run_dir} --local (or --dask ADDRESS)"
         else:
@@ -90,15 +93,12 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
            quiet: bool, plots: bool, dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None,
            dask_tls_key: Path | None) -> None:
     """Run the experiment described by the TOML file CONFIG."""
-    from ga.config import load_config, with_overrides
-    from ga.evolution.run import default_run_dir, run
+    from ga.evolution.run import evolve as evolve_run
 
-    loaded = with_overrides(load_config(config), seed=seed, generations=generations, workers=workers,
-                            backend="dask" if dask is not None else None, address=dask)
     _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
-    run_dir = out if out is not None else default_run_dir(loaded)
     with _plot_helper(plots) as plot_helper:
-        result = _run_on(run_dir, lambda: run(loaded, run_dir, progress=lambda start, total: Progress(start, total, quiet)))
+        result = _run_on(lambda: evolve_run(config, out=out, seed=seed, generations=generations, workers=workers,
+                                            dask=dask, progress=lambda start, total: Progress(start, total, quiet)))
         _finish_run(result, plot_helper)
 
 
@@ -119,6 +119,6 @@ def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: b
         raise click.UsageError("--local and --dask exclude each other")
     _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
     with _plot_helper(plots) as plot_helper:
-        result = _run_on(run_dir, lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
-                                                     local=local, progress=lambda start, total: Progress(start, total, quiet)))
+        result = _run_on(lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
+                                            local=local, progress=lambda start, total: Progress(start, total, quiet)))
         _finish_run(result, plot_helper)

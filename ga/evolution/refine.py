@@ -22,7 +22,6 @@ interrupted refinement continues where it stopped with the same result.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +39,7 @@ from ga.evolution.genome import contract, expand
 from ga.games import scoring
 from ga.games.executor import opponent_spec
 from ga.games.seeds import Stream, derive_seed, game_seeds, random_tables
-from ga.rundir.layout import REFINE_STATE
+from ga.rundir.reader import read_refine_state
 from ga.rundir.writer import RunWriter
 from ga.weights import load_weights
 
@@ -170,10 +169,9 @@ def _decode(state: dict[str, Any]) -> cma.Strategy:
 
 def read_state(run_dir: Path, start: npt.NDArray[np.float64]) -> tuple[int, cma.Strategy, list[dict[str, Any]]] | None:
     """Returns (next generation, strategy, rows) saved in ``run_dir``, or None (none, or from another start)."""
-    path = run_dir / REFINE_STATE
-    if not path.is_file():
+    state = read_refine_state(run_dir)
+    if state is None:
         return None
-    state = json.loads(path.read_text(encoding="utf-8"))
     if state["start"] != start.tolist():
         return None  # the GA's best table changed (the run was extended): start again
     return state["generation"] + 1, _decode(state["strategy"]), state["rows"]

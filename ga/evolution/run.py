@@ -70,6 +70,9 @@ def run(
             loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress)
             records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
             result = loop.run(checkpoint, records)
+        except executor.WorkersLost as error:
+            error.run_dir = run_dir  # type: ignore[attr-defined]  # where the run can continue from
+            raise
         finally:
             writer.close()
     if result.finished and config.refine.generations:

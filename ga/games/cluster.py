@@ -32,8 +32,7 @@ CONNECT_TIMEOUT_S = 10.0
 # died, none started yet) before the run stops.
 NO_WORKERS_TIMEOUT_S = 60.0
 # ``local[:N]`` runs its workers as threads of this process (the engine releases
-# the GIL) talking in memory: on experiments/scaling.toml with 2 workers it measured
-# 10-25% faster than worker processes (docs/cluster.md).
+# the GIL) talking in memory, which is faster than worker processes (docs/cluster.md).
 LOCAL_PROCESSES = False
 _POLL_S = 1.0
 # How long a map waits after submitting before returning to its caller (see cluster_map).
@@ -178,9 +177,9 @@ def cluster_map(client: Any) -> Callable[[Callable[..., Any], Sequence[Any]], It
     """
     address = client.scheduler.address
     # The last map's futures, released only once the next map is submitted:
-    # the client batches its messages to the scheduler (10 ms apart), and a
-    # release sent at the end of a generation held the next generation's
-    # tasks back by up to 10 ms (measured 11.5 -> 7.4 ms from submit to start).
+    # the client batches its messages to the scheduler, and a release sent
+    # at the end of a generation held the next generation's tasks back
+    # (docs/cluster.md).
     previous: list[Any] = []
 
     def fail(error: Exception, futures: list[Any]) -> NoReturn:
@@ -207,7 +206,7 @@ def cluster_map(client: Any) -> Callable[[Callable[..., Any], Sequence[Any]], It
         previous[:] = futures
         # The client's event loop (and an in-process cluster's) needs the GIL to
         # send the tasks on; the caller's next Python work (writing the last
-        # generation's files) held them back: 4.4 -> 2.3 ms from submit to start.
+        # generation's files) held them back (docs/cluster.md).
         time.sleep(DISPATCH_S)
         return results(futures)
 
@@ -244,7 +243,7 @@ def _wait(client: Any, futures: list[Any]) -> None:
 def _is_task_error(error: Exception) -> bool:
     # Errors raised by ga.games.executor.play on a worker come back as themselves;
     # the cluster's own failures are Dask's types, cancellations and OSErrors.
-    import asyncio  # here, not at the top: a local run need not load it (17 ms of start-up)
+    import asyncio  # here, not at the top: a local run need not pay for its import
 
     from distributed import KilledWorker
 

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ga.config import Config, load_config
-from ga.rundir.layout import CONFIG, GENERATIONS, RunDirError, check_run_dir
+from ga.rundir.layout import CONFIG, GENERATIONS, REFINE_STATE, RunDirError, check_run_dir
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["experiment_name", "read_config", "read_generations", "read_records", "writes_games"]
+__all__ = ["experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "writes_games"]
 
 
 def read_config(run_dir: Path) -> Config:
@@ -79,3 +80,20 @@ def writes_games(run_dir: Path) -> bool:
         return bool(config.get("output", {}).get("games_csv", True))
     except (OSError, ValueError, AttributeError):
         return True
+
+
+def read_refine_state(run_dir: Path) -> dict[str, Any] | None:
+    """Returns the refinement's saved state (refine_state.json), or None if it has none.
+
+    :raises RunDirError: if the file is unreadable or not a JSON object.
+    """
+    path = Path(run_dir) / REFINE_STATE
+    if not path.is_file():
+        return None
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise RunDirError(f"cannot read '{path}': {error}") from error
+    if not isinstance(state, dict):
+        raise RunDirError(f"'{path}' is not a JSON object; the run directory is damaged")
+    return state

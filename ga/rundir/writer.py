@@ -53,7 +53,7 @@ class GameLog:
     disc_diffs: np.ndarray
 
     def csv_text(self) -> str:
-        """Returns the rows as CSV text, the same bytes as ``csv.writer`` gives, about 3x faster."""
+        """Returns the rows as CSV text: the same bytes as ``csv.writer`` gives, faster (it runs every generation)."""
         # Only the labels may need quoting (a spec like "wpc:1@lr06,eps=0.1"):
         # quote each once, then join plain numbers around it.
         labels = [csv_text([[label]])[:-1] for label in self.labels]  # without the line end
