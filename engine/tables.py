@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+#: The largest weight magnitude a table may hold. A table's score is at most
+#: 64 times its largest weight, so within this range a finished game (worth its
+#: disc difference times 1e6 in a search) always outweighs any table score,
+#: and no sum comes near overflow. Tables are scale-free: only ratios matter.
+WEIGHT_LIMIT = 1e4
+
 from pathlib import Path
 
 # WPC-H, the standard heuristic table of the Othello League literature.

@@ -36,7 +36,7 @@ __all__ = [
     "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
     "FinalConfig", "FitnessConfig", "MutationConfig", "OpponentConfig", "OutputConfig", "PopulationConfig",
     "RefineConfig", "SelectionConfig", "config_from_dict", "config_to_dict", "config_to_toml", "load_config",
-    "replace", "spec_weights_path", "with_overrides",
+    "replace", "result_settings", "settings_difference", "spec_weights_path", "with_overrides",
 ]
 
 Genome = Literal["full", "sym8", "sym4", "phase"]
@@ -694,7 +694,12 @@ def load_config(path: str | os.PathLike[str]) -> Config:
     """
     config_path = Path(path)
     if not _is_file(config_path):
-        problem = "is a directory, not a TOML file" if config_path.is_dir() else "does not exist"
+        if config_path.is_dir():
+            problem = "is a directory, not a TOML file"
+        elif _exists(config_path):
+            problem = "is not a regular file (a device, FIFO or socket); give the path of a TOML file"
+        else:
+            problem = "does not exist"
         raise ConfigError(f"config file '{path}' {problem}")
     try:
         text = config_path.read_bytes().decode("utf-8")
@@ -727,6 +732,13 @@ def load_config(path: str | os.PathLike[str]) -> Config:
         except WeightsError as error:
             raise ConfigError(f"config key '{key}': {error}") from error
     return config
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _is_file(path: Path) -> bool:
@@ -770,6 +782,26 @@ def with_overrides(
         if value is not None:
             data[section][key] = value
     return config_from_dict(data)
+
+
+#: Keys that change no result: how long a run is, where and how fast it runs, names and notes.
+_NOT_RESULTS = {"experiment": ("name", "description", "generations"), "compute": ("workers", "backend", "address"),
+                "output": ("checkpoint_every",)}
+
+
+def result_settings(config: Config) -> dict[str, Any]:
+    """Returns the settings that decide a run's results, as dotted keys (a checkpoint records them)."""
+    return {f"{section}.{key}": value for section, table in config_to_dict(config).items()
+            for key, value in table.items() if key not in _NOT_RESULTS.get(section, ())}
+
+
+def settings_difference(recorded: Mapping[str, Any], config: Config) -> str | None:
+    """Returns the first setting where ``recorded`` and ``config`` differ, as text, or None if they agree."""
+    current = result_settings(config)
+    for key in sorted(set(recorded) | set(current)):
+        if recorded.get(key) != current.get(key):
+            return f"{key} = {recorded.get(key)!r} there, {current.get(key)!r} in config.toml"
+    return None
 
 
 def documented_keys() -> Iterable[tuple[str, str, Any, str]]:

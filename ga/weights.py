@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from engine.tables import WEIGHT_LIMIT
 from ga.files import atomic_write
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "LAYOUT_PHASES",
     "PHASE_NAMES",
     "WEIGHT_LIMIT",
+    "range_problem",
     "WeightsError",
     "format_weights",
     "load_weights",
@@ -44,9 +46,6 @@ __all__ = [
 ]
 
 SQUARES = 64
-#: The largest weight magnitude a table may hold: its weighted sums stay far
-#: from overflow, and a finished game still outweighs any table score.
-WEIGHT_LIMIT = 1e9
 FILE_NAMES = "abcdefgh"
 LAYOUT = "a1..h8 row-major"
 LAYOUT_PHASES = "a1..h8 row-major, 2 phases: first 64 before the switch move"
@@ -355,9 +354,24 @@ def _describe_rows(rows: Sequence[tuple[int, Sequence[str]]]) -> str:
 
 
 def _finish(values: Sequence[float], source: str) -> npt.NDArray[np.float64]:
-    """Checks the count and returns the values as a float64 array."""
+    """Checks the count and the range and returns the values as a float64 array."""
     _check_count(len(values), source)
-    return np.array(values, dtype=np.float64)
+    table = np.array(values, dtype=np.float64)
+    problem = range_problem(table)
+    if problem:
+        raise WeightsError(source, problem, "scale the table down (only the ratios of the weights matter)")
+    return table
+
+
+def range_problem(table: npt.NDArray[np.float64]) -> str | None:
+    """Returns why a table is out of the playable range (:data:`WEIGHT_LIMIT`), or None if it is in it."""
+    magnitude = np.abs(table)
+    if magnitude.size and magnitude.max() > WEIGHT_LIMIT:
+        square = int(np.argmax(magnitude))
+        name = FILE_NAMES[square % 64 % 8] + str(square % 64 // 8 + 1)
+        return (f"weight {table[square]:g} at {name} is beyond +-{WEIGHT_LIMIT:g}, the range in which a "
+                "finished game outweighs any table score")
+    return None
 
 
 # ---------------------------------------------------------------- formatting

@@ -218,6 +218,7 @@ USAGE_ERRORS: tuple[list[str], ...] = (
     ["resume", "{tmp}", "--workers", "-1"],
     ["play", "--seed", "-1"],
     ["no-such-command"],
+    ["evaluate", "heuristic", "--vs", "random", "--games", "99999999999999999999"],
 )
 
 #: Bad values of export's own options (SOURCE is a good built-in table), with a message fragment.
@@ -299,4 +300,6 @@ END_TO_END: tuple[tuple[str, dict[str, bytes], list[str], str], ...] = (
      ["evolve", "{tmp}/bad.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"], "fitness.opponents[0].spec"),
     ("play against a bad spec with stdin closed", {}, ["play", "alphabeta:13@heuristic"], "1..12"),
     ("resume of a directory that is not a run", {}, ["resume", "{tmp}"], "not a run directory"),
+    ("table whose weighted sums would overflow", {"huge.csv": (b"1e308," * 7 + b"1e308\n") * 8},
+     ["evaluate", "{tmp}/huge.csv", "--vs", "random", "--games", "10"], "beyond +-10000"),
 )

@@ -38,7 +38,7 @@ from ga.config import SECTIONS as CONFIG_SECTIONS
 from ga.cli import main
 from ga.cli.errors import EXIT_BAD_INPUT
 from ga.config import Config, ConfigError, config_from_dict, load_config
-from ga.weights import WeightsError, format_weights, load_weights, npy_bytes, parse_weights
+from ga.weights import WEIGHT_LIMIT, WeightsError, format_weights, load_weights, npy_bytes, parse_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = {name: [f.name for f in attrs.fields(cls)] for name, cls in CONFIG_SECTIONS.items()}
@@ -310,7 +310,7 @@ def test_weights_text_with_bad_cells_or_counts(fmt: str, count: int, scale: floa
     for offset, cell in enumerate(bad if cells else []):
         cells[(where + offset) % len(cells)] = cell
     result = expect_only(WeightsError, parse_weights, render(cells, fmt), fmt)
-    if bad and cells or count not in (64, 128):
+    if bad and cells or count not in (64, 128) or scale > WEIGHT_LIMIT:
         assert isinstance(result, WeightsError), (fmt, count, cells)
     else:
         assert isinstance(result, np.ndarray)
@@ -340,7 +340,8 @@ def test_npy_of_any_count_dtype_or_value(count: int, special: float, where: int,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         finite = array.dtype.kind in "iuf" and bool(np.isfinite(array.astype(np.float64)).all())
-    if not finite or count not in (64, 128):
+        in_range = finite and bool((np.abs(array.astype(np.float64)) <= WEIGHT_LIMIT).all())
+    if not in_range or count not in (64, 128):
         assert isinstance(result, WeightsError)
     else:
         np.testing.assert_array_equal(result, array.ravel().astype(np.float64))
@@ -767,3 +768,19 @@ def test_end_to_end_bad_input(tmp_path: Path, name: str, files: dict[str, bytes]
 
 def test_the_registry_has_every_category() -> None:
     assert set(cases.CATEGORIES) >= {"configs", "weights", "positions", "specs", "cli"}
+
+
+@pytest.mark.parametrize("link", [False, True])
+def test_a_config_that_is_a_fifo_is_named_as_not_a_regular_file(tmp_path: Path, link: bool,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    tried("cli")
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    target = fifo
+    if link:
+        target = tmp_path / "link.toml"
+        target.symlink_to(fifo)
+    assert main(["evolve", str(target), "--out", str(tmp_path / "run"), "--quiet", "--no-plots"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a regular file" in err
+    assert not (tmp_path / "run").exists()

@@ -29,7 +29,7 @@ from runs import assert_same_run, reproducible_state
 
 RUN_FILES = {
     "config.toml", "generations.csv", "games.csv", "population.csv", "best_weights.csv",
-    "mean_weights.csv", "hall_of_fame.csv", "manifest.json", "checkpoint.json",
+    "mean_weights.csv", "hall_of_fame.csv", "manifest.json", "checkpoint.json", ".lock",
 }
 # Files that must be byte-identical between two runs of the same experiment
 # (generations.csv too, once its timing columns are dropped).

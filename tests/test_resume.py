@@ -388,3 +388,58 @@ def test_signal_saves_exits_130_and_resume_completes(
     result = resume(run_dir, workers=1)
     assert result.finished
     assert_same_run(run_dir, subprocess_reference)
+
+
+# --- a checkpoint is checked before it is trusted ------------------------------------------------
+
+
+def snapshot(run_dir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run_dir)): p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()}
+
+
+def test_a_hand_edited_checkpoint_fails_its_checksum(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
+    data = json.loads((run_dir / "checkpoint.json").read_text())
+    data["generation"] = 1  # what a hand edit or a half-copied file would say
+    (run_dir / "checkpoint.json").write_text(json.dumps(data, separators=(",", ":")))
+    before = snapshot(run_dir)
+    with pytest.raises(RunDirError, match="does not match its checksum"):
+        resume(run_dir, generations=6)
+    assert snapshot(run_dir) == before
+
+
+def test_a_checkpoint_copied_from_another_run_is_refused_by_the_rows_it_covers(tmp_path: Path) -> None:
+    # A valid checkpoint (its checksum is right) of another run of the same experiment: the CSV sizes it
+    # records do not end on this run's rows of its generation. Refused before anything changes.
+    early, run_dir = tmp_path / "early", tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=early)
+    evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
+    (run_dir / "checkpoint.json").write_bytes((early / "checkpoint.json").read_bytes())
+    before = snapshot(run_dir)
+    with pytest.raises(RunDirError, match="generation 1 is the last one saved, but the rows of 'generations.csv'"):
+        resume(run_dir, generations=6)
+    assert snapshot(run_dir) == before
+
+
+def test_a_checkpoint_of_another_seed_is_refused_by_its_settings(tmp_path: Path) -> None:
+    other, run_dir = tmp_path / "other", tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 3, "seed": 9})), out=other)
+    evolve(config_from_dict(tiny(experiment={"generations": 3})), out=run_dir)
+    (run_dir / "checkpoint.json").write_bytes((other / "checkpoint.json").read_bytes())
+    before = snapshot(run_dir)
+    with pytest.raises(RunDirError, match=r"\(experiment.seed = 9 there, 4 in config.toml\)"):
+        resume(run_dir, generations=5)
+    assert snapshot(run_dir) == before
+
+
+def test_a_checkpoint_from_another_config_is_refused(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 3})), out=run_dir)
+    text = (run_dir / "config.toml").read_text().replace("sigma = 0.1", "sigma = 0.2")
+    (run_dir / "config.toml").write_text(text)
+    before = snapshot(run_dir)
+    with pytest.raises(RunDirError, match=r"another run than config.toml describes \(mutation.sigma = 0.1 there, "
+                                          r"0.2 in config.toml\)"):
+        resume(run_dir, generations=5)
+    assert snapshot(run_dir) == before

@@ -18,6 +18,7 @@ from hypothesis.extra.numpy import arrays
 
 from ga.weights import (
     FORMAT_BY_SUFFIX,
+    WEIGHT_LIMIT,
     WeightsError,
     format_weights,
     load_weights,
@@ -44,13 +45,13 @@ CLASSIC = np.array(
     dtype=np.float64,
 ).ravel()
 
-# Floats whose shortest repr is awkward: subnormals, extremes, many digits, negative zero.
+# Floats whose shortest repr is awkward: subnormals, the range's edge, many digits, negative zero.
 AWKWARD = np.array(
-    [5e-324, -2.2250738585072014e-308, 1.7976931348623157e308, -0.0, 0.1, 1 / 3, -1e-05, 123456789.123]
+    [5e-324, -2.2250738585072014e-308, WEIGHT_LIMIT, -0.0, 0.1, 1 / 3, -1e-05, 1234.56789123]
     * 8
 )
 
-finite_floats = st.floats(allow_nan=False, allow_infinity=False, width=64)
+finite_floats = st.floats(-WEIGHT_LIMIT, WEIGHT_LIMIT, allow_nan=False, allow_infinity=False, width=64)
 weight_vectors = arrays(np.float64, 64, elements=finite_floats)
 phase_vectors = arrays(np.float64, 128, elements=finite_floats)
 
@@ -418,3 +419,13 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
     short.write_text(short_csv())
     with pytest.raises(WeightsError, match=f"^weights file '{short}': expected 64 numbers, found 63"):
         load_weights(short)
+
+
+@pytest.mark.parametrize(("value", "square"), [(1e308, "a1"), (-1e5, "a1"), (10000.000001, "a1")])
+def test_tables_beyond_the_playable_range_are_refused_naming_the_square(value: float, square: str) -> None:
+    table = np.zeros(64)
+    table[0] = value
+    with pytest.raises(WeightsError, match=f"weight .* at {square} is beyond \\+-10000"):
+        parse_weights(format_weights(table, "csv"), "csv")
+    table[0] = WEIGHT_LIMIT  # the edge of the range is in it
+    assert parse_weights(format_weights(table, "csv"), "csv")[0] == WEIGHT_LIMIT

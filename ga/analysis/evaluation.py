@@ -39,11 +39,12 @@ from ga.config import Config
 from ga.games.executor import opponent_spec
 from ga.games.seeds import game_seeds, random_tables
 from ga.rundir.reader import read_config
-from ga.weights import load_weights
+from ga.weights import load_weights, range_problem
 
 __all__ = [
     "EU_LABEL",
     "LEAGUE_EPS",
+    "MAX_GAMES",
     "LEAGUE_OPPONENT",
     "PROTOCOLS",
     "evaluate_player",
@@ -55,6 +56,8 @@ __all__ = [
 ]
 
 PROTOCOLS = ("plain", "league", "eu")
+#: The most games (or eu tables) per opponent one evaluation plays: beyond it the plan alone outgrows memory.
+MAX_GAMES = 100_000_000
 LEAGUE_EPS = 0.1
 LEAGUE_OPPONENT = "wpc:1@heuristic"
 EU_LABEL = "eu(random U(-1,1) tables)"
@@ -82,6 +85,9 @@ def _player_spec(
             raise ValueError(f"the evaluated table must have 64 (or 128) weights, got {weights.size}")
         if not np.isfinite(weights).all():
             raise ValueError("the evaluated table must hold finite numbers (found NaN or inf)")
+        problem = range_problem(weights)
+        if problem:
+            raise ValueError(f"the evaluated table: {problem}; scale it down")
         spec = PlayerSpec("nhand_custom", 1)
     if spec.kind == "human":
         raise ValueError("the human player is interactive; it cannot be evaluated")
@@ -151,8 +157,8 @@ def evaluate_player(
         ``workers`` (nothing is played then).
     :raises ga.weights.WeightsError: if a spec names an unreadable weights file.
     """
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be an integer in 1..{MAX_GAMES:,}, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ga.rundir.layout import BEST, GENERATIONS, OPTIONAL, RUN_FILES, check_run_dir
+from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
 from ga.rundir.reader import experiment_name
 from ga.weights import FILE_NAMES, WeightsError, load_weights
@@ -61,7 +62,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     rows: list[tuple[str, str]] = [
         ("experiment", str(manifest.get("experiment", experiment_name(path)) or "?")),
         ("seed", _text(manifest.get("seed"))),
-        ("status", _status(manifest)),
+        ("status", _status(manifest, holder(path))),
         ("generations", _generations_done(manifest, generations)),
         ("games played", _games_played(manifest, generations)),
         ("wall time", _wall_time(manifest)),
@@ -116,8 +117,11 @@ def _text(value: object) -> str:
     return "?" if value is None or value == "" else str(value)
 
 
-def _status(manifest: dict[str, Any]) -> str:
+def _status(manifest: dict[str, Any], writer: int | None) -> str:
     status = manifest.get("status")
+    if writer is not None:
+        who = f"process {writer}" if writer > 0 else "another process"
+        return f"{status or 'running'}: live, being written by {who} now (the files shown may change)"
     if status is None:
         return "unknown (no manifest.json)"
     if status == "running":

@@ -12,11 +12,11 @@ import click
 
 from engine import parse_spec
 from ga.analysis.evaluation import (
-    PROTOCOLS, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+    MAX_GAMES, PROTOCOLS, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
 )
 from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import check_output
+from ga.cli.outputs import check_output, note_if_live
 from ga.config import ConfigError
 from ga.files import atomic_write
 from ga.games.executor import all_cores
@@ -35,7 +35,7 @@ CSV_COLUMNS = (
 @click.argument("player", metavar="WEIGHTS_OR_SPEC")
 @click.option("--vs", "opponents", multiple=True, metavar="SPEC",
               help="Opponent player spec; repeat for several (league default: wpc:1@heuristic).")
-@click.option("--games", type=click.IntRange(min=1), required=True,
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
               help="Games per opponent (eu: random tables, each played twice).")
 @click.option("--eps", type=click.FloatRange(0.0, 1.0), default=None,
               help="Random-move probability of both players (plain protocol).")
@@ -59,6 +59,7 @@ def evaluate(
     Half the games are played with each colour.
     """
     evaluated, label, run_dir = resolve_player(player)
+    note_if_live(run_dir)
     played = protocol_opponents(protocol, opponents)
     for opponent in played:
         parse_spec(opponent)

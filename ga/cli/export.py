@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import check_output
+from ga.cli.outputs import check_output, note_if_live
 from ga.rundir.resolve import WHICH, resolve_weights
 from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, parse_weights, save_weights
 
@@ -39,6 +39,7 @@ def export(
     in results/reference/; --which seed2021 gives that of the blog's experiment.
     """
     weights, description = resolve_weights(source, which)
+    note_if_live(Path(source) if Path(source).is_dir() else None)
     if fmt == "npy":
         if output is None:
             raise ValueError("npy is binary; write it to a file with -o FILE")

@@ -9,7 +9,7 @@ import click
 
 from ga.analysis.summary import summarize_run
 from ga.cli.errors import Command
-from ga.cli.outputs import check_output, emit_warnings
+from ga.cli.outputs import check_output, emit_warnings, note_if_live
 from ga.rundir.layout import PLOTS, check_run_dir
 from ga.rundir.reader import read_generations
 
@@ -31,6 +31,7 @@ def plot(run_dir: Path, fmt: str) -> None:
     from ga.analysis.plots import plot_run
 
     run = check_run_dir(run_dir)
+    note_if_live(run)
     read_generations(run)  # a run without generations has nothing to plot: fail before writing
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -51,6 +52,8 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None) ->
     from ga.analysis.plots import plot_compare
 
     runs = [check_run_dir(run_dir) for run_dir in run_dirs]
+    for run in runs:
+        note_if_live(run)
     for run in runs:
         read_generations(run)
     if output is None:

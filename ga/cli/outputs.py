@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ga.cli.errors import warn
+from ga.rundir.lock import holder
 
-__all__ = ["check_output", "emit_warnings"]
+__all__ = ["check_output", "emit_warnings", "note_if_live"]
 
 
 def check_output(path: Path, force: bool) -> None:
@@ -30,3 +31,13 @@ def emit_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
     for warning in caught:
         if issubclass(warning.category, UserWarning):
             warn(str(warning.message))
+
+
+def note_if_live(run_dir: Path | None) -> None:
+    """Warns that a run directory is being written right now (its files are read as they are at this moment)."""
+    if run_dir is None:
+        return
+    writer = holder(run_dir)
+    if writer is not None:
+        who = f"process {writer}" if writer > 0 else "another process"
+        warn(f"run '{run_dir}' is live (being written by {who}); reading it as it is now")

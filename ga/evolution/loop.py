@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from deap import tools
 
-from ga.config import Config
+from ga.config import Config, result_settings
 from ga.evolution import fitness, tournament
 from ga.evolution.genome import expand
 from ga.evolution.toolbox import breed, build_toolbox, diversity, individuals, population_statistics
@@ -120,6 +120,7 @@ class GenerationLoop:
     def run(self, checkpoint: Checkpoint | None, previous_records: list[dict[str, Any]]) -> RunResult:
         """Plays the generations left, then writes the run's results; returns what the run made."""
         config = self.config
+        self.settings = result_settings(config)
         toolbox = build_toolbox(config)
         seed = config.experiment.seed
         total = config.experiment.generations
@@ -192,6 +193,7 @@ class GenerationLoop:
                         games_played=games_played,
                         elapsed_s=elapsed,
                         csv_bytes={},
+                        settings=self.settings,
                     )
                 # Written while the next generation plays; at once when the run stops here.
                 pending = PendingSave(self.writer, record, result.game_log, checkpoint)

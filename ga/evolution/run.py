@@ -13,12 +13,13 @@ import os
 import time
 from pathlib import Path
 
-from ga.config import Config, RefineConfig, load_config, replace, with_overrides
+from ga.config import Config, RefineConfig, load_config, replace, settings_difference, with_overrides
 from ga.evolution import fitness, refine
 from ga.evolution.genome import genome_length
 from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
 from ga.games import executor
 from ga.rundir.checkpoint import Checkpoint, read_checkpoint
+from ga.rundir.lock import RunLock
 from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, RunDirError, check_run_dir, generation_columns, restart_dir
 from ga.rundir.manifest import new_manifest, now_iso, read_manifest
 from ga.rundir.reader import read_config, read_records
@@ -40,44 +41,56 @@ def run(
     resume: bool = False,
     progress: ProgressFactory | None = None,
     save_config: Config | None = None,
+    lock: RunLock | None = None,
 ) -> RunResult:
-    """Runs (or, with ``resume``, continues) an experiment in ``run_dir``.
+    """Runs (or, with ``resume``, continues) an experiment in ``run_dir``, holding its lock throughout.
 
     ``save_config`` replaces the run's config.toml once the run directory has
-    been checked (a resume that extends the run).
+    been checked (a resume that extends the run). ``lock`` is the run
+    directory's lock when the caller holds it already.
     """
     labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
     executor.check_opponents(labels)  # a bad weights file stops the run before anything is written
-    checkpoint: Checkpoint | None = None
-    if resume:
-        checkpoint = read_checkpoint(run_dir)
-        manifest = read_manifest(run_dir)
-    else:
-        manifest = new_manifest(config.experiment.name, config.experiment.seed, config.experiment.generations)
-    manifest["generations_planned"] = config.experiment.generations
-    compute = config.compute
-    # The workers first: a cluster that cannot be reached leaves nothing written.
-    with executor.game_map(resolve_workers(config), compute.backend, compute.address) as game_map, \
-            StopRequest().installed() as stop:
-        if checkpoint is not None:
-            writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
-            if save_config is not None:
-                writer.write_config(save_config)
+    owned = None
+    if lock is None and resume:
+        owned = lock = RunLock(run_dir).acquire()
+    try:
+        checkpoint: Checkpoint | None = None
+        if resume:
+            checkpoint = read_checkpoint(run_dir)
+            manifest = read_manifest(run_dir)
         else:
-            writer = RunWriter.create(run_dir, config, columns, manifest)
-        try:
-            loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress)
-            records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
-            result = loop.run(checkpoint, records)
-        except executor.WorkersLost as error:
-            error.run_dir = run_dir  # type: ignore[attr-defined]  # where the run can continue from
-            raise
-        finally:
-            writer.close()
-    if result.finished and config.refine.generations:
-        return _refine_stage(config, run_dir, result, progress)
-    return result
+            manifest = new_manifest(config.experiment.name, config.experiment.seed, config.experiment.generations)
+        manifest["generations_planned"] = config.experiment.generations
+        compute = config.compute
+        # The workers first: a cluster that cannot be reached leaves nothing written.
+        with executor.game_map(resolve_workers(config), compute.backend, compute.address) as game_map, \
+                StopRequest().installed() as stop:
+            if checkpoint is not None:
+                writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
+                if save_config is not None:
+                    writer.write_config(save_config)
+            else:
+                RunWriter.make_directory(run_dir)
+                if lock is None:
+                    owned = lock = RunLock(run_dir).acquire()
+                writer = RunWriter.create(run_dir, config, columns, manifest)
+            try:
+                loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress)
+                records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
+                result = loop.run(checkpoint, records)
+            except executor.WorkersLost as error:
+                error.run_dir = run_dir  # type: ignore[attr-defined]  # where the run can continue from
+                raise
+            finally:
+                writer.close()
+        if result.finished and config.refine.generations:
+            return _refine_stage(config, run_dir, result, progress)
+        return result
+    finally:
+        if owned is not None:
+            owned.release()
 
 
 def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: ProgressFactory | None) -> RunResult:
@@ -124,13 +137,19 @@ def _restart(config: Config, path: Path, restart: int, progress: ProgressFactory
     return resume(path, generations=config.experiment.generations, progress=progress).finished
 
 
-def check_checkpoint_fits(checkpoint: Checkpoint, config: Config) -> None:
-    """Raises RunDirError unless the checkpoint's population fits the run's config."""
+def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path) -> None:
+    """Raises RunDirError unless the checkpoint was made by the run that config.toml describes."""
     expected = (config.population.size, genome_length(config.population.genome))
     if checkpoint.population.shape != expected:
         raise RunDirError(
             f"the checkpoint holds {checkpoint.population.shape[0]} individuals of {checkpoint.population.shape[1]} "
             f"genes but config.toml asks for {expected[0]} of {expected[1]}; the run directory is damaged"
+        )
+    difference = settings_difference(checkpoint.settings, config) if checkpoint.settings else None
+    if difference is not None:
+        raise RunDirError(
+            f"'{run_dir / CHECKPOINT}' was written by another run than config.toml describes ({difference}); "
+            "restore the run's config.toml, or start a new run"
         )
 
 
@@ -189,15 +208,16 @@ def resume(
     results, so neither is saved in the run's config.toml.
     """
     path = check_run_dir(run_dir)
-    saved = read_config(path)
-    checkpoint = read_checkpoint(path)
-    check_checkpoint_fits(checkpoint, saved)
-    read_manifest(path)
-    done = checkpoint.generation + 1
-    if generations is not None and generations < done:
-        raise RunDirError(f"'{path}' has already done {done} generations; --generations must be at least {done}")
-    config = with_overrides(saved, generations=generations)
-    backend = "local" if local else "dask" if dask is not None else None
-    here = with_overrides(config, workers=workers, backend=backend, address="" if local else dask)
-    return run(here, path, resume=True, progress=progress,
-               save_config=config if config != saved else None)
+    with RunLock(path) as lock:
+        saved = read_config(path)
+        checkpoint = read_checkpoint(path)
+        check_checkpoint_fits(checkpoint, saved, path)
+        read_manifest(path)
+        done = checkpoint.generation + 1
+        if generations is not None and generations < done:
+            raise RunDirError(f"'{path}' has already done {done} generations; generations must be at least {done}")
+        config = with_overrides(saved, generations=generations)
+        backend = "local" if local else "dask" if dask is not None else None
+        here = with_overrides(config, workers=workers, backend=backend, address="" if local else dask)
+        return run(here, path, resume=True, progress=progress,
+                   save_config=config if config != saved else None, lock=lock)

@@ -2,15 +2,22 @@
 
 Checkpoints are JSON, never pickle (loading a shared run directory must not
 run anyone's code); arrays are their float64 bytes in base64, exact and fast.
-The checkpoint records the sizes of the CSV files it covers, so that a
-resume can cut rows written after it.
+A checkpoint is checked before it is trusted:
+
+- its own integrity: it carries the SHA-256 of the rest of its text, so a
+  hand-edited or half-copied file is named as such;
+- its run: it records the settings it was made with (every config key that
+  decides the results), compared with config.toml on resume;
+- its CSV files: it records their sizes, and the rows it covers must end
+  with its own generation (a stale or copied checkpoint does not).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +27,8 @@ from ga.rundir.layout import CHECKPOINT, RunDirError
 
 __all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "checkpoint_text", "read_checkpoint"]
 
-CHECKPOINT_FORMAT = 1
+CHECKPOINT_FORMAT = 2
+_LEGACY_FORMAT = 1  # no checksum and no settings (made before they were recorded): still read
 
 
 @dataclass
@@ -38,6 +46,7 @@ class Checkpoint:
     games_played: int
     elapsed_s: float
     csv_bytes: dict[str, int]
+    settings: dict[str, Any] = field(default_factory=dict)  # the config keys that decide the results
 
 
 _ARRAYS = ("population", "hall_of_fame", "champions")
@@ -57,11 +66,16 @@ def _decode_array(data: dict[str, Any]) -> np.ndarray:
     return array.reshape(data["shape"]).copy()
 
 
+def _checksum(data: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
 def checkpoint_text(checkpoint: Checkpoint) -> str:
-    """Returns the JSON text of a checkpoint."""
+    """Returns the JSON text of a checkpoint, its checksum last."""
     data = {"format": CHECKPOINT_FORMAT, **checkpoint.__dict__}
     for name in _ARRAYS:
         data[name] = _encode_array(data[name])
+    data["sha256"] = _checksum(data)
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -74,8 +88,14 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("it is not a JSON object")
-        if data.pop("format", None) != CHECKPOINT_FORMAT:
+        if data.get("format") == CHECKPOINT_FORMAT:
+            recorded = data.pop("sha256", None)
+            if recorded != _checksum(data):
+                raise RunDirError(f"the checkpoint '{path}' does not match its checksum: it was edited or copied "
+                                  "only in part; restore it from a copy of the run, or start the run again")
+        elif data.get("format") != _LEGACY_FORMAT:
             raise ValueError("unknown checkpoint format")
+        data.pop("format")
         for name in _ARRAYS:
             if not isinstance(data.get(name), dict):
                 raise ValueError(f"'{name}' is not an encoded array")
@@ -83,6 +103,10 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
         checkpoint = Checkpoint(**data)
         _check_checkpoint(checkpoint)
         return checkpoint
+    except RunDirError:
+        raise
+    except RecursionError:
+        raise RunDirError(f"cannot read the checkpoint '{path}': it is nested too deeply to be a checkpoint") from None
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         raise RunDirError(f"cannot read the checkpoint '{path}': {error}") from error
 
@@ -115,11 +139,17 @@ def _check_checkpoint(checkpoint: Checkpoint) -> None:
             raise ValueError(f"'{name}' must list one value per hall-of-fame member ({members})")
     if c.champions.ndim != 2:
         raise ValueError("'champions' must be a table of weights")
-    if not _is_int(c.games_played) or c.games_played < 0 or not _is_number(c.elapsed_s):
+    for name in _ARRAYS:
+        if not np.isfinite(getattr(c, name)).all():
+            raise ValueError(f"'{name}' must hold finite numbers (found NaN or inf)")
+    if not _is_int(c.games_played) or not 0 <= c.games_played < 2**63 or not _is_number(c.elapsed_s) \
+            or c.elapsed_s < 0:
         raise ValueError("'games_played' and 'elapsed_s' must be numbers >= 0")
     if not isinstance(c.csv_bytes, dict) or not all(
         isinstance(k, str) and _is_int(v) and v >= 0 for k, v in c.csv_bytes.items()
     ):
         raise ValueError("'csv_bytes' must map file names to sizes")
+    if not isinstance(c.settings, dict):
+        raise ValueError("'settings' must be a table of config keys")
 
 

@@ -14,7 +14,7 @@ from engine import SQUARE_NAMES
 
 __all__ = [
     "BEST", "CHECKPOINT", "CONFIG", "FINAL", "GAMES", "GAME_COLUMNS", "GA_BEST", "GENERATIONS", "HALL_OF_FAME",
-    "MANIFEST", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE", "RESTARTS", "RUN_FILES",
+    "LOCK", "MANIFEST", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE", "RESTARTS", "RUN_FILES",
     "RunDirError", "check_run_dir", "generation_columns", "restart_dir", "weight_columns",
 ]
 
@@ -33,6 +33,7 @@ REFINE_STATE = "refine_state.json"
 RESTARTS = "restarts"  # with [refine] restarts: run directories restarts/1, restarts/2, ...
 CHECKPOINT = "checkpoint.json"
 PLOTS = "plots"
+LOCK = ".lock"  # held by the process writing the run (ga.rundir.lock)
 
 GAME_COLUMNS = ["generation", "individual", "opponent", "colour", "seed", "disc_diff"]
 

@@ -23,7 +23,7 @@ from ga.config import Config, config_to_toml
 from ga.files import atomic_write
 from ga.rundir.checkpoint import Checkpoint, checkpoint_text
 from ga.rundir.layout import (
-    BEST, CHECKPOINT, CONFIG, FINAL, GA_BEST, GAME_COLUMNS, GAMES, GENERATIONS, HALL_OF_FAME, MEAN, POPULATION,
+    BEST, CHECKPOINT, CONFIG, FINAL, GA_BEST, GAME_COLUMNS, GAMES, GENERATIONS, HALL_OF_FAME, LOCK, MEAN, POPULATION,
     REFINE_CSV, REFINE_STATE, RunDirError, weight_columns,
 )
 from ga.rundir.manifest import write_manifest
@@ -78,13 +78,24 @@ class RunWriter:
 
     # --- creating and reopening ---------------------------------------------
 
-    @classmethod
-    def create(cls, run_dir: Path, config: Config, columns: list[str], manifest: dict[str, Any]) -> RunWriter:
-        """Creates a new run directory; refuses one that exists and is not empty."""
-        if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-            raise RunDirError(f"output directory '{run_dir}' already exists; choose another --out or remove it")
+    @staticmethod
+    def make_directory(run_dir: Path) -> None:
+        """Makes a new run directory; refuses a path that exists and is not an empty directory."""
+        if run_dir.exists() and (not run_dir.is_dir() or any(entry.name != LOCK for entry in run_dir.iterdir())):
+            raise RunDirError(f"output directory '{run_dir}' already exists and is not empty; "
+                              "choose another output directory or remove it")
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise RunDirError(f"cannot write the run directory '{run_dir}': {error.strerror or error}") from error
+
+    @classmethod
+    def create(cls, run_dir: Path, config: Config, columns: list[str], manifest: dict[str, Any]) -> RunWriter:
+        """Writes the first files of a new run into ``run_dir`` (made by :meth:`make_directory`)."""
+        if any(entry.name != LOCK for entry in run_dir.iterdir()):
+            raise RunDirError(f"output directory '{run_dir}' already exists and is not empty; "
+                              "choose another output directory or remove it")
+        try:
             writer = cls(run_dir, columns, config.output.games_csv)
             writer.write_config(config)
             writer.write_manifest(manifest)
@@ -106,6 +117,7 @@ class RunWriter:
             path = run_dir / name
             if not path.is_file() or path.stat().st_size < size:
                 raise RunDirError(f"'{path}' is shorter than its checkpoint says; the run directory is damaged")
+            _check_covered_rows(path, size, checkpoint.generation, rows=name == GENERATIONS)
         for name, size in checkpoint.csv_bytes.items():
             with open(run_dir / name, "r+b") as handle:
                 handle.truncate(size)
@@ -206,3 +218,28 @@ def csv_text(rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
+
+
+def _check_covered_rows(path: Path, size: int, generation: int, rows: bool) -> None:
+    """Raises RunDirError unless the first ``size`` bytes of a CSV end with whole rows of ``generation``.
+
+    With ``rows`` (generations.csv) they must also hold exactly one row per
+    generation up to it. A stale checkpoint, or one copied from another run,
+    fails here before anything is changed.
+    """
+    with open(path, "rb") as handle:
+        if rows:
+            covered = handle.read(size)
+        else:  # games.csv can be large: its last row is enough
+            handle.seek(max(0, size - 4096))
+            covered = handle.read(size - max(0, size - 4096))
+    lines = covered.split(b"\n")
+    whole = lines[:-1] if covered.endswith(b"\n") else None
+    last = whole[-1].split(b",", 1)[0] if whole else b""
+    if whole is None or not last.isdigit() or int(last) != generation or (rows and len(whole) != generation + 2):
+        found = f"end with generation {last.decode('ascii', 'replace')}" if whole else "do not end with a whole row"
+        raise RunDirError(
+            f"'{path.parent / CHECKPOINT}' says generation {generation} is the last one saved, but the rows of "
+            f"'{path.name}' it covers {found}; the checkpoint is stale or from another run: restore the run "
+            "directory from a copy, or start the run again"
+        )

@@ -1,0 +1,109 @@
+"""One writer per run directory: an advisory lock held for the whole run.
+
+Every process that writes a run directory (``evolve``, ``resume``, the
+refinement and its restarts) holds an exclusive ``flock`` on the directory's
+lock file for as long as it writes. The operating system releases it when the
+process ends, however it ends, so a run killed with SIGKILL leaves no stale
+lock. A second writer is refused at once, before it writes anything, with the
+holder's process id. Readers never take the lock; :func:`holder` tells them
+whether a run is live.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from pathlib import Path
+from types import TracebackType
+
+from ga.rundir.layout import LOCK, RunDirError
+
+__all__ = ["RunLock", "RunLocked", "holder"]
+
+# A reader probing the lock holds it for microseconds; a writer that finds it
+# taken tries again for this long before it concludes another writer has it.
+_RETRY_S = 0.25
+
+
+class RunLocked(RunDirError):
+    """Another process is writing the run directory."""
+
+
+class RunLock:
+    """The exclusive lock of a run directory, held from :meth:`acquire` to :meth:`release` (or the process's end)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = Path(run_dir)
+        self._fd: int | None = None
+
+    def acquire(self) -> RunLock:
+        """Takes the lock, or raises :class:`RunLocked` naming the holder; writes this process's id into it.
+
+        :raises RunLocked: another process holds it.
+        :raises RunDirError: the lock file cannot be made (the directory is not writable, or the name is taken
+            by something that is not a regular file).
+        """
+        path = self.run_dir / LOCK
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        except OSError as error:
+            raise RunDirError(f"cannot lock the run directory '{self.run_dir}': {error.strerror or error} "
+                              f"('{path}')") from error
+        deadline = time.monotonic() + _RETRY_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as error:
+                if error.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                    pid = _read_pid(fd)
+                    os.close(fd)
+                    who = f"process {pid}" if pid else "another process"
+                    raise RunLocked(f"run directory '{self.run_dir}' is being written by {who}; wait for it "
+                                    "to finish or stop it (a killed writer releases the lock)") from None
+                time.sleep(0.01)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        """Releases the lock (the lock file stays: removing it would race with the next writer)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> RunLock:
+        return self.acquire()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.release()
+
+
+def holder(run_dir: Path) -> int | None:
+    """Returns the process id of the live writer of a run directory, or None if no process writes it."""
+    path = Path(run_dir) / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _read_pid(fd) or -1
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
