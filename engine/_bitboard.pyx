@@ -101,8 +101,3 @@ def perft(player, opponent, int depth):
     with nogil:
         nodes = perft_c(P, O, depth)
     return nodes
-
-
-# The C-level names are taken by the inline functions of _bitboard.pxd, so the
-# Python-level aliases with the same names are bound at import time.
-globals().update(get_moves=moves, get_flips=flips)

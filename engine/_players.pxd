@@ -7,7 +7,8 @@ cdef enum PlayerKind:
     KIND_WPC = 1        # nhand / nhand_custom: mean weighted score n plies ahead
     KIND_NLEAST = 2     # fewest opponent moves n opponent-turns ahead
     KIND_NMOST = 3      # most own moves n own-turns ahead
-    KIND_ALPHABETA = 4  # negamax with alpha-beta on the weighted score
+    KIND_ALPHABETA = 4  # negamax with alpha-beta on the weighted score (ordered, null windows)
+    KIND_ALPHABETA_PLAIN = 5  # the same values by plain fail-hard negamax: the search's oracle
 
 cdef struct Rng:
     uint64_t state      # splitmix64 state
@@ -21,7 +22,19 @@ cdef struct PlayerC:
     bint unit_weights   # every weight is 1 (nhand): sums are disc counts, taken by popcount
     double weights[2][64]      # per-square weights, index = square
     double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
+    unsigned char order[2][64]   # the squares by weight in table t, highest first: the search's move order
 
-cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil
+cdef struct Entry:
+    uint64_t P          # a position (side to move first); 0, 0 for an empty slot
+    uint64_t O
+    double lower        # its alpha-beta value at ``depth`` is at least this ...
+    double upper        # ... and at most this (equal: exact)
+    int depth           # the remaining depth these bounds are for
+    int best            # the square of the best move found there, -1 for none
+
+# ``nodes`` counts the positions the alpha-beta players search (play_game_c: may be NULL);
+# ``table`` (``mask + 1`` slots, or NULL) is an alpha-beta player's transposition table.
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
+                     uint64_t* nodes, Entry* table, uint64_t mask) noexcept nogil
 cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
-                     int* record, int* n_record) noexcept nogil
+                     int* record, int* n_record, uint64_t* nodes) noexcept nogil

@@ -7,6 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 KINDS: dict[str, int]
+ENUM_CODES: dict[str, int]
 WEIGHTED_KINDS: tuple[str, ...]
 
 class Player:
@@ -27,8 +28,21 @@ def record_game(black: Player, white: Player, seed: int) -> list[int]: ...
 def play_match(
     first: Player, second: Player, seeds: Iterable[int] | npt.ArrayLike, colours: npt.ArrayLike | None = None
 ) -> npt.NDArray[np.int32]: ...
+def search_match(
+    first: Player, second: Player, seeds: Iterable[int] | npt.ArrayLike, colours: npt.ArrayLike | None = None
+) -> tuple[npt.NDArray[np.int32], int]: ...
+
+class SharedPlan:
+    result: npt.NDArray[np.int32]
+    def __init__(
+        self, kind: str, depth: int, eps: float, phase_move: int, tables: npt.ArrayLike,
+        opponents: Sequence[Player | None], individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike,
+        seeds: npt.ArrayLike, colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None,
+    ) -> None: ...
+    def play(self, most: int = -1) -> int: ...
+
 def play_plan(
     kind: str, depth: int, eps: float, phase_move: int, tables: npt.ArrayLike, opponents: Sequence[Player | None],
     individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike, seeds: npt.ArrayLike,
-    colours: npt.ArrayLike,
+    colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None,
 ) -> npt.NDArray[np.int32]: ...

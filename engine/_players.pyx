@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 
-from libc.math cimport INFINITY, fabs
+from engine.kinds import ALIASES, KINDS as _KIND_TABLE, canonical
+
+from libc.math cimport INFINITY, fabs, nextafter
 from libc.stdint cimport uint64_t, int32_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 
@@ -19,21 +21,22 @@ from engine._bitboard cimport (
 
 DEF PASS = 64
 DEF MAX_PLIES = 128
+# More legal moves than any Othello position has (the most known is 33).
+DEF MAX_MOVES = 40
+# The deepest search a player may ask for (engine/kinds.py).
+DEF MAX_DEPTH = 12
 # A finished game inside a look-ahead outweighs any table score.
 DEF WIN_SCALE = 1e6
 # Relative difference below which two move scores are a tie.
 DEF TIE_TOLERANCE = 1e-9
 
-KINDS = {
-    "random": KIND_RANDOM,
-    "nhand": KIND_WPC,
-    "nhand_custom": KIND_WPC,
-    "wpc": KIND_WPC,
-    "nleast": KIND_NLEAST,
-    "nmost": KIND_NMOST,
-    "alphabeta": KIND_ALPHABETA,
-}
-WEIGHTED_KINDS = ("nhand_custom", "wpc", "alphabeta")
+# The kinds come from engine/kinds.py, the one table of them (its codes are PlayerKind's values).
+#: The PlayerKind enum's values by kind name, for the test that keeps engine/kinds.py and the enum equal.
+ENUM_CODES = {"random": KIND_RANDOM, "nhand": KIND_WPC, "nhand_custom": KIND_WPC, "nleast": KIND_NLEAST,
+              "nmost": KIND_NMOST, "alphabeta": KIND_ALPHABETA, "alphabeta_plain": KIND_ALPHABETA_PLAIN}
+KINDS = {name: kind.code for name, kind in _KIND_TABLE.items() if kind.code is not None}
+KINDS.update({alias: KINDS[name] for alias, name in ALIASES.items()})
+WEIGHTED_KINDS = tuple(name for name in KINDS if _KIND_TABLE[canonical(name)].table)
 
 init_lines()
 
@@ -176,21 +179,27 @@ cdef double mean_mobility(uint64_t P, uint64_t O, bint mover_is_target, int turn
     return total / count
 
 
-cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double alpha, double beta) noexcept nogil:
-    """Returns the alpha-beta value of (P, O) for the side to move (fail-hard)."""
+cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double alpha, double beta,
+                    uint64_t* nodes) noexcept nogil:
+    """Returns the alpha-beta value of (P, O) for the side to move: plain fail-hard negamax.
+
+    The oracle of :func:`search` (the hidden kind ``alphabeta_plain`` plays it):
+    no ordering, every leaf summed from scratch, children in square order.
+    """
     cdef uint64_t moves, bit, flips
     cdef double value
+    nodes[0] += 1
     moves = get_moves(P, O)
     if moves == 0 and get_moves(O, P) == 0:
         return (bit_count(P) - bit_count(O)) * WIN_SCALE
     if depth == 0:
         return evaluate(pc, P, O)
     if moves == 0:
-        return -negamax(pc, O, P, depth, -beta, -alpha)  # a pass uses no depth
+        return -negamax(pc, O, P, depth, -beta, -alpha, nodes)  # a pass uses no depth
     while moves:
         bit = moves & (<uint64_t>0 - moves)
         flips = get_flips(first_bit(bit), P, O)
-        value = -negamax(pc, O ^ flips, P ^ flips ^ bit, depth - 1, -beta, -alpha)
+        value = -negamax(pc, O ^ flips, P ^ flips ^ bit, depth - 1, -beta, -alpha, nodes)
         if value >= beta:
             return beta
         if value > alpha:
@@ -199,7 +208,155 @@ cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double
     return alpha
 
 
-cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square) noexcept nogil:
+
+cdef inline double leaf_value(const PlayerC* pc, uint64_t P, uint64_t O) noexcept nogil:
+    """Returns the value of (P, O) for the side to move at depth 0: the game's result if it is over, else the table."""
+    if get_moves(P, O) == 0 and get_moves(O, P) == 0:
+        return (bit_count(P) - bit_count(O)) * WIN_SCALE
+    return evaluate(pc, P, O)
+
+
+cdef inline double above(double value) noexcept nogil:
+    """Returns the smallest double above ``value``: the other edge of a null window."""
+    return nextafter(value, INFINITY)
+
+
+cdef struct Search:
+    const PlayerC* pc
+    Entry* table        # a transposition table, NULL for none
+    uint64_t mask       # slots - 1 (a power of two)
+    uint64_t* nodes     # positions visited
+    int* killers        # by remaining depth: the last move that cut off a search there (-1: none)
+
+
+cdef inline Entry* slot(const Search* s, uint64_t P, uint64_t O) noexcept nogil:
+    cdef uint64_t h = (P * 0x9E3779B97F4A7C15ULL) ^ (O * 0xC2B2AE3D27D4EB4FULL)
+    return &s.table[(h ^ (h >> 29)) & s.mask]
+
+
+cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double alpha, double beta) noexcept nogil:
+    """Returns the alpha-beta value of (P, O) for the side to move (fail-soft).
+
+    The value is exact when it lies strictly between ``alpha`` and ``beta``;
+    otherwise it is a bound on the same side as the exact value. Every value
+    is a leaf's, computed as :func:`negamax` computes it (terminal result, or
+    the table summed from scratch), so a value found exact here is the very
+    double the plain search finds. What differs only changes how soon the
+    bounds tighten: the children are sorted (the best move the transposition
+    table remembers, then by what each gains on the table), every child but
+    the first is tested with a null window (principal variation search), the
+    last ply values its leaves without a call, and the table returns the
+    bounds it holds for a position at the same remaining depth (values depend
+    on the depth, so never another's).
+    """
+    cdef const PlayerC* pc = s.pc
+    cdef uint64_t moves, bit, flips
+    cdef double value, best = -INFINITY, alpha0 = alpha
+    cdef int i, square, table, killer, hint = -1, best_square = -1
+    cdef bint first = True
+    cdef uint64_t tP, tO
+    cdef Entry* entry = NULL
+    s.nodes[0] += 1
+    moves = get_moves(P, O)
+    if moves == 0:
+        if get_moves(O, P) == 0:
+            return (bit_count(P) - bit_count(O)) * WIN_SCALE
+        if depth == 0:
+            return evaluate(pc, P, O)
+        return -search(s, O, P, depth, -beta, -alpha)  # a pass uses no depth
+    if depth == 0:
+        return evaluate(pc, P, O)
+    if depth == 1:
+        # The last ply: each child is a leaf, valued without a call; the first one at beta or above settles
+        # it, so the move that last did so here is tried first.
+        square = s.killers[1]
+        if square >= 0 and moves >> square & 1:
+            bit = (<uint64_t>1) << square
+            flips = get_flips(square, P, O)
+            s.nodes[0] += 1
+            best = -leaf_value(pc, O ^ flips, P ^ flips ^ bit)
+            if best >= beta:
+                return best
+            moves ^= bit
+        while moves:
+            bit = moves & (<uint64_t>0 - moves)
+            square = first_bit(bit)
+            flips = get_flips(square, P, O)
+            s.nodes[0] += 1
+            value = -leaf_value(pc, O ^ flips, P ^ flips ^ bit)
+            if value > best:
+                best = value
+                if value >= beta:
+                    s.killers[1] = square
+                    return value
+            moves ^= bit
+        return best
+    if s.table != NULL:
+        entry = slot(s, P, O)
+        if entry.P == P and entry.O == O:
+            if entry.depth == depth:
+                if entry.lower >= beta:
+                    return entry.lower
+                if entry.upper <= alpha:
+                    return entry.upper
+                if entry.lower == entry.upper:
+                    return entry.lower
+            hint = entry.best
+    # The moves in order: the best one the table remembers, the last one to cut off a search at this
+    # depth, then by the weight of their square (the player's own notion of a good square); the order
+    # changes no value, only how soon the bounds tighten.
+    table = 1 if pc.n_tables == 2 and bit_count(P | O) + 1 - 4 >= pc.phase_move else 0  # the children's phase
+    killer = s.killers[depth]
+    i = -2
+    while moves:
+        if i == -2:
+            i = -1
+            square = hint
+        elif i == -1:
+            i = 0
+            square = killer
+        else:
+            square = pc.order[table][i]
+            i += 1
+        if square < 0 or not (moves >> square & 1):
+            continue
+        bit = (<uint64_t>1) << square
+        moves ^= bit
+        flips = get_flips(square, P, O)
+        tP = O ^ flips
+        tO = P ^ flips ^ bit
+        if first:
+            first = False
+            value = -search(s, tP, tO, depth - 1, -beta, -alpha)
+        else:
+            # Does this move beat alpha? A null window answers; only a yes is searched again, whole.
+            value = -search(s, tP, tO, depth - 1, -above(alpha), -alpha)
+            if alpha < value < beta:
+                value = -search(s, tP, tO, depth - 1, -beta, -alpha)
+        if value > best:
+            best = value
+            best_square = square
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    s.killers[depth] = square
+                    break
+    if entry != NULL:
+        if entry.P != P or entry.O != O or entry.depth != depth:
+            entry.P, entry.O, entry.depth = P, O, depth
+            entry.lower, entry.upper = -INFINITY, INFINITY
+        if best >= beta:
+            entry.lower = max(entry.lower, best)
+        elif best <= alpha0:
+            entry.upper = min(entry.upper, best)
+        else:
+            entry.lower = best
+            entry.upper = best
+        entry.best = best_square
+    return best
+
+
+cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square, uint64_t* nodes) noexcept nogil:
     """Returns the score of ``square`` for the side to move; higher is better.
 
     For nleast the score is the negated mobility so that every kind maximises.
@@ -213,14 +370,73 @@ cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square) no
         return -mean_mobility(theirs, mine, True, pc.depth)
     if pc.kind == KIND_NMOST:
         return mean_mobility(theirs, mine, False, pc.depth)
+    cdef Search context
+    cdef int killers[MAX_DEPTH + 1]
+    cdef int i
     if pc.kind == KIND_ALPHABETA:
+        # Full window: the exact value.
+        for i in range(MAX_DEPTH + 1):
+            killers[i] = -1
+        context.pc, context.table, context.mask, context.nodes, context.killers = pc, NULL, 0, nodes, killers
+        return -search(&context, theirs, mine, pc.depth - 1, -INFINITY, INFINITY)
+    if pc.kind == KIND_ALPHABETA_PLAIN:
         # Full window at the root: exact values, so that ties are real ties.
-        return -negamax(pc, theirs, mine, pc.depth - 1, -INFINITY, INFINITY)
+        return -negamax(pc, theirs, mine, pc.depth - 1, -INFINITY, INFINITY, nodes)
     return 0.0
 
 
-cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil:
-    """Returns the square the player picks among ``moves`` (P's legal moves), PASS if none."""
+cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil:
+    """Returns the move :func:`choose_move` picks for an alpha-beta player, searching no more than it must.
+
+    The moves are taken in square order and the ties drawn exactly as for the
+    other kinds, so the choice (and every draw of ``rng``) is the plain
+    search's: the first move's value is searched whole; each other move is
+    first tested with a null window just below the running best less the tie
+    tolerance, and only a move that passes (a new best, or a tie) is searched
+    whole for its exact value.
+    """
+    cdef uint64_t bit, flips
+    cdef int square, choice = PASS, ties = 0, depth = s.pc.depth - 1
+    cdef double score, tolerance, best = -INFINITY, floor
+    while moves:
+        square = first_bit(moves)
+        bit = moves & (<uint64_t>0 - moves)
+        moves ^= bit
+        flips = get_flips(square, P, O)
+        if ties == 0:
+            score = -search(s, O ^ flips, P ^ flips ^ bit, depth, -INFINITY, INFINITY)
+            best = score
+            choice = square
+            ties = 1
+            continue
+        tolerance = TIE_TOLERANCE * (fabs(best) + 1.0)
+        floor = best - tolerance
+        # Below the floor the move is neither a tie nor a new best: no need to know by how much.
+        score = -search(s, O ^ flips, P ^ flips ^ bit, depth, -floor, -nextafter(floor, -INFINITY))
+        if score < floor:
+            continue
+        score = -search(s, O ^ flips, P ^ flips ^ bit, depth, -INFINITY, -nextafter(floor, -INFINITY))
+        if score > best + tolerance:
+            best = score
+            choice = square
+            ties = 1
+        elif score >= floor:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                choice = square
+    return choice
+
+
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
+                     uint64_t* nodes, Entry* table, uint64_t mask) noexcept nogil:
+    """Returns the square the player picks among ``moves`` (P's legal moves), PASS if none.
+
+    ``nodes`` counts the positions an alpha-beta player searches; ``table``
+    (``mask + 1`` slots, or NULL) is its transposition table.
+    """
+    cdef Search context
+    cdef int killers[MAX_DEPTH + 1]
+    cdef int i
     cdef uint64_t rest
     cdef int square, choice = PASS, ties = 0
     cdef double score, tolerance, best = -INFINITY
@@ -228,11 +444,16 @@ cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, 
         return PASS
     if pc.kind == KIND_RANDOM or (pc.eps > 0.0 and rng_uniform(rng) < pc.eps):
         return nth_bit(moves, rng_below(rng, bit_count(moves)))
+    if pc.kind == KIND_ALPHABETA:
+        for i in range(MAX_DEPTH + 1):
+            killers[i] = -1
+        context.pc, context.table, context.mask, context.nodes, context.killers = pc, table, mask, nodes, killers
+        return search_root(&context, P, O, moves, rng)
     rest = moves
     while rest:
         square = first_bit(rest)
         rest &= rest - 1
-        score = move_score(pc, P, O, square)
+        score = move_score(pc, P, O, square, nodes)
         # Scores within rounding of each other are ties: decimal tables make
         # mathematically equal sums differ in the last bits.
         tolerance = TIE_TOLERANCE * (fabs(best) + 1.0) if ties else 0.0
@@ -248,16 +469,33 @@ cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, 
 
 
 cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
-                     int* record, int* n_record) noexcept nogil:
+                     int* record, int* n_record, uint64_t* nodes) noexcept nogil:
     """Plays one game and returns black's discs minus white's.
 
-    ``record`` (may be NULL) receives the moves, PASS for a forced pass.
+    ``record`` (may be NULL) receives the moves, PASS for a forced pass;
+    ``nodes`` (may be NULL) counts the positions the searching players visit.
     """
+    cdef uint64_t searched = 0
+    cdef Entry* tables[2]
+    cdef uint64_t masks[2]
+    cdef const PlayerC* player
+    cdef int t
     cdef Rng rng
     cdef uint64_t P = START_BLACK, O = START_WHITE, flips, bit, moves
     cdef int square, side = 0, plies = 0
     cdef const PlayerC* mover
     rng.state = seed
+    for t in range(2):
+        # A deep search remembers its positions for the whole game: a value depends only on the
+        # position, the remaining depth and the player, so what one move's search found serves the next.
+        player = black if t == 0 else white
+        tables[t] = NULL
+        masks[t] = 0
+        if player.kind == KIND_ALPHABETA and player.depth >= 3:
+            masks[t] = ((<uint64_t>1) << min(16, 2 * player.depth)) - 1
+            tables[t] = <Entry*>calloc(masks[t] + 1, sizeof(Entry))
+            if tables[t] == NULL:
+                masks[t] = 0
     while True:
         moves = get_moves(P, O)
         if moves == 0:
@@ -269,7 +507,7 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
             if mover.kind == KIND_RANDOM:  # the commonest opponent: no call
                 square = nth_bit(moves, rng_below(&rng, bit_count(moves)))
             else:
-                square = choose_move(mover, P, O, moves, &rng)
+                square = choose_move(mover, P, O, moves, &rng, &searched, tables[side], masks[side])
         if record != NULL:
             record[plies] = square
         plies += 1
@@ -282,6 +520,10 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
         side ^= 1
     if n_record != NULL:
         n_record[0] = plies
+    if nodes != NULL:
+        nodes[0] += searched
+    free(tables[0])
+    free(tables[1])
     if side == 0:
         return bit_count(P) - bit_count(O)
     return bit_count(O) - bit_count(P)
@@ -290,7 +532,7 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
 cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_move,
                       const double* weights, int n_tables) noexcept nogil:
     """Sets up a player; ``weights`` holds ``n_tables`` tables of 64."""
-    cdef int t, square, rank, byte
+    cdef int t, square, rank, byte, j
     pc.kind = kind
     pc.depth = depth
     pc.eps = eps
@@ -301,6 +543,12 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
         for square in range(64):
             pc.weights[t][square] = weights[64 * t + square]
             pc.unit_weights = pc.unit_weights and weights[64 * t + square] == 1.0
+        for square in range(64):  # insertion sort, stable: equal weights keep square order
+            j = square
+            while j > 0 and pc.weights[t][pc.order[t][j - 1]] < pc.weights[t][square]:
+                pc.order[t][j] = pc.order[t][j - 1]
+                j -= 1
+            pc.order[t][j] = square
         for rank in range(8):
             # Each byte's sum is a smaller byte's sum plus its lowest disc.
             pc.rank_sums[t][rank][0] = 0.0
@@ -341,10 +589,9 @@ cdef class Player:
             raise ValueError(f"unknown player kind {kind!r}; expected one of {', '.join(KINDS)}")
         if depth < 1:
             raise ValueError(f"player depth must be >= 1, got {depth}")
-        if kind == "alphabeta" and depth > 12:
-            raise ValueError(f"alphabeta depth must be <= 12, got {depth}")
-        if kind in ("nhand", "nhand_custom", "wpc", "nleast", "nmost") and depth > 6:
-            raise ValueError(f"{kind} depth must be <= 6 (its look-ahead has no pruning), got {depth}")
+        cap = _KIND_TABLE[canonical(kind)].max_depth
+        if cap and depth > cap:
+            raise ValueError(f"{kind} depth must be <= {cap}, got {depth}")
         if not (0.0 <= eps <= 1.0):
             raise ValueError(f"eps must be in [0, 1], got {eps}")
         if not 1 <= phase_move <= 59:
@@ -383,24 +630,24 @@ cdef class Player:
         """
         if self.c.kind == KIND_RANDOM:
             raise ValueError("the random player does not score moves")
-        cdef uint64_t P, O, moves
+        cdef uint64_t P, O, moves, nodes = 0
         P, O = _side_relative(board)
         moves = get_moves(P, O)
         result = {}
         while moves:
             square = first_bit(moves)
             moves &= moves - 1
-            score = move_score(self.c, P, O, square)
+            score = move_score(self.c, P, O, square, &nodes)
             result[square] = -score if self.c.kind == KIND_NLEAST else score
         return result
 
     def choose(self, board, uint64_t seed):
         """Returns the square played from ``board`` with the generator seeded by ``seed`` (64 = pass)."""
         cdef Rng rng
-        cdef uint64_t P, O
+        cdef uint64_t P, O, nodes = 0
         rng.state = seed
         P, O = _side_relative(board)
-        return choose_move(self.c, P, O, get_moves(P, O), &rng)
+        return choose_move(self.c, P, O, get_moves(P, O), &rng, &nodes, NULL, 0)
 
 
 def _side_relative(board):
@@ -413,7 +660,7 @@ def play_game(Player black, Player white, uint64_t seed):
     """Plays one game in C and returns black's discs minus white's."""
     cdef int diff
     with nogil:
-        diff = play_game_c(black.c, white.c, seed, NULL, NULL)
+        diff = play_game_c(black.c, white.c, seed, NULL, NULL, NULL)
     return diff
 
 
@@ -422,7 +669,7 @@ def record_game(Player black, Player white, uint64_t seed):
     cdef int record[MAX_PLIES]
     cdef int n_record = 0
     with nogil:
-        play_game_c(black.c, white.c, seed, record, &n_record)
+        play_game_c(black.c, white.c, seed, record, &n_record, NULL)
     return [record[i] for i in range(n_record)]
 
 
@@ -432,8 +679,14 @@ def play_match(Player first, Player second, seeds, colours=None):
     ``colours[i]`` is 0 when ``first`` plays black in game i, 1 when white;
     by default they alternate, black first. No Python runs during the games.
     """
+    return search_match(first, second, seeds, colours)[0]
+
+
+def search_match(Player first, Player second, seeds, colours=None):
+    """Returns ``(disc differences, nodes)``: :func:`play_match`'s games and the positions their searches visited."""
     cdef uint64_t[::1] seed_view = np.ascontiguousarray(seeds, dtype=np.uint64).ravel()
     cdef Py_ssize_t n = seed_view.shape[0], i
+    cdef uint64_t searched = 0
     if colours is None:
         colours = np.arange(n) % 2
     colour_array = np.ascontiguousarray(colours, dtype=np.uint8).ravel()
@@ -447,10 +700,10 @@ def play_match(Player first, Player second, seeds, colours=None):
     with nogil:
         for i in range(n):
             if colour_view[i] == 0:
-                diffs[i] = play_game_c(first.c, second.c, seed_view[i], NULL, NULL)
+                diffs[i] = play_game_c(first.c, second.c, seed_view[i], NULL, NULL, &searched)
             else:
-                diffs[i] = -play_game_c(second.c, first.c, seed_view[i], NULL, NULL)
-    return result
+                diffs[i] = -play_game_c(second.c, first.c, seed_view[i], NULL, NULL, &searched)
+    return result, searched
 
 
 cdef extern from *:
@@ -467,32 +720,40 @@ cdef class SharedPlan:
     """Many games of table-driven players, played by as many threads as call :meth:`play`.
 
     ``tables`` (n x 64, or n x 128) are the players' weights; game ``i`` is
-    played by ``Player(kind, depth, tables[individual[i]], eps, phase_move)``
-    with colour ``colours[i]`` (0 black, 1 white) against
-    ``opponents[opponent[i]]`` or, where that entry is None, against the
-    player of ``tables[member[i]]``. The players are built once, in C. Each
-    call of :meth:`play` takes the next unplayed game until none is left, with
-    the GIL released, so threads share the games with no batch boundaries to
-    balance; ``result`` holds the disc differences in plan order.
+    played by ``Player(kind, depths[i], tables[individual[i]], eps, phase_move)``
+    (``depths[i]`` is ``depth`` when ``depths`` is None) with colour
+    ``colours[i]`` (0 black, 1 white) against ``opponents[opponent[i]]`` or,
+    where that entry is None, against the player of ``tables[member[i]]`` at
+    the same depth. With ``first`` (a Player) every game is played by it
+    instead of a table's player (``individual`` is then unused, and the
+    tables are only members). The players are built once, in C. Each call of
+    :meth:`play` takes the next unplayed game until none is left, with the GIL
+    released, so threads share the games with no batch boundaries to balance;
+    ``result`` holds the disc differences in plan order.
     """
     cdef PlayerC* players
     cdef PlayerC** opponent_c
+    cdef const PlayerC* first_c
     cdef int32_t* slot
+    cdef int n_depths
     cdef const int32_t[::1] who
     cdef const int32_t[::1] against
     cdef const int32_t[::1] members
+    cdef const int32_t[::1] depth_view
     cdef const uint64_t[::1] seed_view
     cdef const uint8_t[::1] colour_view
     cdef int32_t[::1] diffs
     cdef Py_ssize_t n_games
     cdef Py_ssize_t next_game
     cdef object opponent_list  # keeps the opponents' C players alive
+    cdef object first_player  # and the first player's
     cdef readonly object result
 
     def __cinit__(self):
         self.players = NULL
         self.opponent_c = NULL
         self.slot = NULL
+        self.first_c = NULL
 
     def __dealloc__(self):
         free(self.players)
@@ -500,37 +761,52 @@ cdef class SharedPlan:
         free(self.slot)
 
     def __init__(self, str kind, int depth, double eps, int phase_move, tables, opponents,
-                 individual, opponent, member, seeds, colours):
+                 individual, opponent, member, seeds, colours, depths=None, Player first=None):
         if kind not in WEIGHTED_KINDS:
             raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
         Player(kind, depth, np.zeros(64), eps, phase_move)  # validates the arguments
-        cdef const double[:, ::1] weights = np.ascontiguousarray(tables, dtype=np.float64)
+        table_array = np.asarray(tables, dtype=np.float64)
+        if table_array.ndim != 2:
+            raise ValueError(f"tables must be a 2-D array, one row of weights per table; got {table_array.ndim} dimensions")
+        cdef const double[:, ::1] weights = np.ascontiguousarray(table_array)
         if weights.shape[1] not in (64, 128):
             raise ValueError(f"tables must have 64 or 128 columns, got {weights.shape[1]}")
         if not np.all(np.isfinite(np.asarray(weights))):
             raise ValueError("tables must be finite numbers (found NaN or inf)")
+        self.seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
+        cdef Py_ssize_t n_games = self.seed_view.shape[0], n_tables = weights.shape[0], i, row, key
         self.who = np.ascontiguousarray(individual, dtype=np.int32)
         self.against = np.ascontiguousarray(opponent, dtype=np.int32)
         self.members = np.ascontiguousarray(member, dtype=np.int32)
-        self.seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
         self.colour_view = np.ascontiguousarray(colours, dtype=np.uint8)
-        cdef Py_ssize_t n_games = self.seed_view.shape[0], n_tables = weights.shape[0], i, row
+        cap = _KIND_TABLE[canonical(kind)].max_depth
+        if depths is None:
+            self.depth_view = np.full(n_games, depth, dtype=np.int32)
+        else:
+            self.depth_view = np.ascontiguousarray(depths, dtype=np.int32)
+            if self.depth_view.shape[0] == n_games and n_games and (
+                    np.min(self.depth_view) < 1 or np.max(self.depth_view) > cap):
+                raise ValueError(f"depths must be in 1..{cap} for {kind}")
         for name, view in (("individual", self.who), ("opponent", self.against), ("member", self.members),
-                           ("colours", self.colour_view)):
+                           ("colours", self.colour_view), ("depths", self.depth_view)):
             if view.shape[0] != n_games:
                 raise ValueError(f"{name} has {view.shape[0]} entries for {n_games} seeds")
         self.opponent_list = list(opponents)
-        if n_games and (np.min(self.who) < 0 or np.max(self.who) >= n_tables):
+        self.first_player = first
+        if first is not None:
+            self.first_c = first.c
+        elif n_games and (np.min(self.who) < 0 or np.max(self.who) >= n_tables):
             raise ValueError("individual indices must index the rows of tables")
         if n_games and (np.min(self.against) < 0 or np.max(self.against) >= len(self.opponent_list)):
             raise ValueError("opponent indices must index opponents")
         if np.any(np.asarray(self.colour_view) > 1):
             raise ValueError("colours must be 0 (black) or 1 (white)")
         cdef Py_ssize_t n_opponents = len(self.opponent_list)
+        self.n_depths = cap + 1
         self.opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
-        # Only the tables the plan plays are set up, each in a slot of its own:
+        # Only the (table, depth) pairs the plan plays are set up, each in a slot of its own:
         # a player's byte tables are 33 KB to build and to fault in.
-        self.slot = <int32_t*>malloc(max(n_tables, 1) * sizeof(int32_t))
+        self.slot = <int32_t*>malloc(max(n_tables * self.n_depths, 1) * sizeof(int32_t))
         if self.opponent_c == NULL or self.slot == NULL:
             raise MemoryError()
         for i in range(n_opponents):
@@ -551,22 +827,25 @@ cdef class SharedPlan:
         cdef int code = KINDS[kind], n_weights = weights.shape[1] // 64
         cdef Py_ssize_t n_used = 0
         with nogil:
-            for i in range(n_tables):
+            for i in range(n_tables * self.n_depths):
                 self.slot[i] = -1
             for i in range(n_games):
-                if self.slot[self.who[i]] < 0:
-                    self.slot[self.who[i]] = n_used
+                key = self.who[i] * self.n_depths + self.depth_view[i]
+                if self.first_c == NULL and self.slot[key] < 0:
+                    self.slot[key] = n_used
                     n_used += 1
-                if self.opponent_c[self.against[i]] == NULL and self.slot[self.members[i]] < 0:
-                    self.slot[self.members[i]] = n_used
+                key = self.members[i] * self.n_depths + self.depth_view[i]
+                if self.opponent_c[self.against[i]] == NULL and self.slot[key] < 0:
+                    self.slot[key] = n_used
                     n_used += 1
             # malloc, not calloc: init_player sets every field a game reads, and
             # zeroing 33 KB per player would cost more than short games.
             self.players = <PlayerC*>malloc(max(n_used, 1) * sizeof(PlayerC))
             if self.players != NULL:
-                for row in range(n_tables):
-                    if self.slot[row] >= 0:
-                        init_player(&self.players[self.slot[row]], code, depth, eps, phase_move,
+                for key in range(n_tables * self.n_depths):
+                    if self.slot[key] >= 0:
+                        row = key // self.n_depths
+                        init_player(&self.players[self.slot[key]], code, key % self.n_depths, eps, phase_move,
                                     &weights[row, 0], n_weights)
         if self.players == NULL:
             raise MemoryError()
@@ -581,25 +860,28 @@ cdef class SharedPlan:
                 i = othello_ga_take(&self.next_game)
                 if i >= self.n_games:
                     break
-                me = &self.players[self.slot[self.who[i]]]
+                me = self.first_c
+                if me == NULL:
+                    me = &self.players[self.slot[self.who[i] * self.n_depths + self.depth_view[i]]]
                 rival = self.opponent_c[self.against[i]]
                 if rival == NULL:
-                    rival = &self.players[self.slot[self.members[i]]]
+                    rival = &self.players[self.slot[self.members[i] * self.n_depths + self.depth_view[i]]]
                 if self.colour_view[i] == 0:
-                    self.diffs[i] = play_game_c(me, rival, self.seed_view[i], NULL, NULL)
+                    self.diffs[i] = play_game_c(me, rival, self.seed_view[i], NULL, NULL, NULL)
                 else:
-                    self.diffs[i] = -play_game_c(rival, me, self.seed_view[i], NULL, NULL)
+                    self.diffs[i] = -play_game_c(rival, me, self.seed_view[i], NULL, NULL, NULL)
                 played += 1
         return played
 
 
 def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
-              individual, opponent, member, seeds, colours):
+              individual, opponent, member, seeds, colours, depths=None, Player first=None):
     """Plays many games of table-driven players in one call and returns their disc differences.
 
     The games and arguments of :class:`SharedPlan`, played in this thread.
     No Python runs during the games.
     """
-    games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours)
+    games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours,
+                       depths, first)
     games.play()
     return games.result

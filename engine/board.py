@@ -6,7 +6,7 @@ and flips run in the compiled bitboard core.
 
 from __future__ import annotations
 
-from engine._bitboard import get_flips, get_moves, popcount
+from engine._bitboard import flips as get_flips, moves as get_moves, popcount
 
 Square = int
 Color = int

@@ -21,6 +21,7 @@ class Kind:
     max_depth: int  # deepest look-ahead accepted; 0: takes no depth
     unit: str  # what the depth counts: "plies" or "turns"
     summary: str  # what it plays, for help texts
+    hidden: bool = False  # not in the spec grammar: a debugging kind
 
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
@@ -30,6 +31,8 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("nleast", 2, False, 6, "turns", "the move leaving the opponent the fewest moves at its n-th turn"),
     Kind("nmost", 3, False, 6, "turns", "the move giving itself the most moves at its own n-th turn"),
     Kind("alphabeta", 4, True, 12, "plies", "negamax with alpha-beta on the weighted sum"),
+    Kind("alphabeta_plain", 5, True, 12, "plies", "the same, by the plain search (the oracle of tests and bench)",
+         hidden=True),
     Kind("human", None, False, 0, "", "you (only in play)"),
 )}
 
@@ -37,10 +40,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
 ALIASES: dict[str, str] = {"wpc": "nhand_custom"}
 
 #: Every kind name a spec may use, aliases included.
-SPEC_KINDS: tuple[str, ...] = (*KINDS, *ALIASES)
+SPEC_KINDS: tuple[str, ...] = (*(name for name, kind in KINDS.items() if not kind.hidden), *ALIASES)
 
-#: Kinds that play by a weights table.
-TABLE_KINDS: frozenset[str] = frozenset(name for name, kind in KINDS.items() if kind.table)
+#: Kinds that play by a weights table (and that a spec may name).
+TABLE_KINDS: frozenset[str] = frozenset(name for name, kind in KINDS.items() if kind.table and not kind.hidden)
 
 
 def canonical(name: str) -> str:

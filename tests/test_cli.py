@@ -153,15 +153,22 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     result = CliRunner().invoke(cli, ["bench", "--quick", "--repeat", "1"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split() == ["benchmark", "median", "unit", "target", "ok"]
+    assert lines[0].split() == ["benchmark", "median", "unit", "target", "ok", "also"]
     for name in ("perft 8", "perft 9", "random vs random", "nhand_custom:1 vs random", "nhand_custom:1 vs nhand:2",
                  "naive Python: random vs random"):
         assert any(line.startswith(name + " ") for line in lines), name
     ratios = [line for line in lines if line.startswith("ratio engine / naive Python")]
     assert len(ratios) == 2
     assert all(re.fullmatch(r"ratio engine / naive Python, .+: [\d,]+x", line) for line in ratios)
-    assert any(re.fullmatch(r"perft 9: \d+\.\d{3} s", line) for line in lines)
     assert any(line.startswith("generation, 1 thread ") for line in lines)
+    for depth in (2, 3, 4):
+        assert any(re.match(rf"alphabeta:{depth} +[\d,]+ games/s .*M nodes/s$", line) for line in lines), depth
+        assert any(re.match(rf"alphabeta:{depth} plain +[\d,]+ games/s .*M nodes/s$", line) for line in lines), depth
+        assert any(re.fullmatch(rf"ratio alphabeta:{depth} / plain search, same games: \d+\.\d\dx.*", line)
+                   for line in lines), depth
+    assert any("(target 4x: " in line for line in lines)
+    widths = {len(line.split(" games/s")[0]) for line in lines if " games/s" in line}
+    assert len(widths) == 1  # every row aligned, the long names included
     assert any(re.fullmatch(r"ratio generation, \d+ threads / generation, 1 thread: \d+\.\d\dx", line) for line in lines)
 
 

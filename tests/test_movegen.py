@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import reference as ref
 from engine import Board
-from engine._bitboard import _portable_all_flipped, _portable_flips, _portable_moves, all_flipped, get_flips, get_moves, popcount
+from engine._bitboard import _portable_all_flipped, _portable_flips, _portable_moves, all_flipped, popcount
+from engine._bitboard import flips as get_flips, moves as get_moves
 
 GAME_SEEDS = range(170)
 FULL = (1 << 64) - 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engine import BLACK, Board, naive
-from engine._bitboard import get_flips
+from engine._bitboard import flips as get_flips
 
 
 def _cells(board: Board) -> list[int]:

@@ -409,15 +409,19 @@ def test_a_hand_edited_checkpoint_fails_its_checksum(tmp_path: Path) -> None:
     assert snapshot(run_dir) == before
 
 
-def test_a_checkpoint_copied_from_another_run_is_refused_by_the_rows_it_covers(tmp_path: Path) -> None:
-    # A valid checkpoint (its checksum is right) of another run of the same experiment: the CSV sizes it
-    # records do not end on this run's rows of its generation. Refused before anything changes.
-    early, run_dir = tmp_path / "early", tmp_path / "run"
-    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=early)
+def test_a_checkpoint_whose_generation_disagrees_with_its_rows_is_refused(tmp_path: Path) -> None:
+    # A checkpoint with a valid checksum that says generation 1 while the CSV sizes it records cover
+    # generations 0-3 (as a checkpoint put together from two states would): refused before anything changes.
+    from ga.rundir.checkpoint import checkpoint_text, read_checkpoint
+
+    run_dir = tmp_path / "run"
     evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
-    (run_dir / "checkpoint.json").write_bytes((early / "checkpoint.json").read_bytes())
+    checkpoint = read_checkpoint(run_dir)
+    checkpoint.generation = 1
+    (run_dir / "checkpoint.json").write_text(checkpoint_text(checkpoint))
     before = snapshot(run_dir)
-    with pytest.raises(RunDirError, match="generation 1 is the last one saved, but the rows of 'generations.csv'"):
+    with pytest.raises(RunDirError, match="generation 1 is the last one saved, but the rows of 'generations.csv' "
+                                          "it covers end with generation 3"):
         resume(run_dir, generations=6)
     assert snapshot(run_dir) == before
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from engine import Board, Player, TABLES, build_player, naive, perft, play_match
-from engine._players import SharedPlan
+from engine._players import SharedPlan, search_match
 
 # Leaves of perft from the start position, by depth.
 PERFT_LEAVES = {8: 390216, 9: 3005288, 10: 24571284, 11: 212258800}
@@ -24,18 +24,22 @@ PERFT_LEAVES = {8: 390216, 9: 3005288, 10: 24571284, 11: 212258800}
 
 @dataclass
 class Measurement:
-    """One benchmark: what was measured, its median rate and the target."""
+    """One benchmark: what was measured, its median and the target."""
 
     name: str
     unit: str
     median: float
     runs: list[float]
     target: float | None = None
+    lower_is_better: bool = False  # a time rather than a rate
+    detail: str = ""  # a second figure (e.g. positions searched per second)
 
     @property
     def meets_target(self) -> bool | None:
         """Returns whether the median reaches the target (None without a target)."""
-        return None if self.target is None else self.median >= self.target
+        if self.target is None:
+            return None
+        return self.median <= self.target if self.lower_is_better else self.median >= self.target
 
 
 def _median_rate(work: Callable[[], int], repeat: int) -> tuple[float, list[float]]:
@@ -54,10 +58,12 @@ def perft_rate(depth: int, repeat: int) -> Measurement:
     return Measurement(f"perft {depth}", "leaves/s", median, runs)
 
 
-def perft_seconds(measurement: Measurement) -> float:
-    """Returns the median time of a perft measurement in seconds."""
-    depth = int(measurement.name.split()[1])
-    return PERFT_LEAVES[depth] / measurement.median
+def perft_time(depth: int, target: float | None = None) -> Measurement:
+    """Measures one perft from the start position in seconds (lower is better)."""
+    started = time.perf_counter()
+    perft(Board(), depth)
+    seconds = time.perf_counter() - started
+    return Measurement(f"perft {depth} time", "s", seconds, [seconds], target, lower_is_better=True)
 
 
 def games_rate(first: Player, second: Player, games: int, repeat: int, name: str, target: float | None) -> Measurement:
@@ -100,47 +106,105 @@ def naive_rate(weights: tuple[float, ...] | None, games: int, repeat: int, name:
     return Measurement(name, "games/s", median, runs)
 
 
-def run_benchmarks(quick: bool = False, repeat: int = 5) -> list[Measurement]:
-    """Runs every benchmark and returns the measurements (``quick``: smaller sizes for tests)."""
+#: Depths of the alpha-beta rows, with the games each measures (both sides ``alphabeta:d@heuristic,eps=0.1``).
+SEARCH_GAMES = {2: 400, 3: 100, 4: 30, 5: 8, 6: 3}
+#: Speed-ups of the search over the plain one it replaces, by depth (the targets it was built to).
+SEARCH_TARGETS = {4: 4.0, 6: 10.0}
+
+
+def search_rates(depth: int, games: int, repeat: int) -> tuple[Measurement, Measurement]:
+    """Measures ``alphabeta:d`` and the plain search it replaces, interleaved in one run: games/s and nodes/s.
+
+    Both play the same games (a test checks it), so the ratio of their rates is the search's speed-up.
+    """
+    table = TABLES["heuristic"]
+    seeds = np.arange(games, dtype=np.uint64)
+    rates: dict[str, list[float]] = {"alphabeta": [], "alphabeta_plain": []}
+    nodes: dict[str, list[float]] = {"alphabeta": [], "alphabeta_plain": []}
+    for _ in range(repeat):
+        for kind in rates:
+            player = Player(kind, depth, table, eps=0.1)
+            started = time.perf_counter()
+            _, searched = search_match(player, player, seeds)
+            seconds = time.perf_counter() - started
+            rates[kind].append(games / seconds)
+            nodes[kind].append(searched / seconds)
+    fast, plain = (Measurement(name, "games/s", statistics.median(rates[kind]), rates[kind],
+                               detail=f"{statistics.median(nodes[kind]) / 1e6:.1f} M nodes/s")
+                   for kind, name in (("alphabeta", f"alphabeta:{depth}"), ("alphabeta_plain", f"alphabeta:{depth} plain")))
+    return fast, plain
+
+
+def measure(quick: bool = False, repeat: int = 5) -> Iterator[Measurement]:
+    """Runs every benchmark, yielding each measurement as soon as it is taken (``quick``: small sizes, for tests)."""
     scale = 20 if quick else 1
     table = TABLES["heuristic"]
     custom = Player("nhand_custom", 1, table)
     random_player = Player("random")
-    results = []
-    # perft 11 within 1.0 s is the target.
-    for depth, target in ((8, None), (9, None)) if quick else ((10, None), (11, PERFT_LEAVES[11] / 1.0)):
-        measurement = perft_rate(depth, 1 if depth == 11 else repeat)
-        measurement.target = target
-        results.append(measurement)
-    results.append(games_rate(random_player, random_player, 200_000 // scale, repeat, "random vs random", 350_000))
-    results.append(games_rate(custom, random_player, 100_000 // scale, repeat, "nhand_custom:1 vs random", 100_000))
-    results.append(games_rate(custom, Player("nhand", 2), 20_000 // scale, repeat, "nhand_custom:1 vs nhand:2", 30_000))
-    results.append(games_rate(custom, Player("nmost", 1), 20_000 // scale, repeat, "nhand_custom:1 vs nmost:1", None))
+    for depth in (8, 9) if quick else (10,):
+        yield perft_rate(depth, repeat)
+    if not quick:
+        yield perft_time(11, target=1.0)
+    yield games_rate(random_player, random_player, 200_000 // scale, repeat, "random vs random", 350_000)
+    yield games_rate(custom, random_player, 100_000 // scale, repeat, "nhand_custom:1 vs random", 100_000)
+    yield games_rate(custom, Player("nhand", 2), 20_000 // scale, repeat, "nhand_custom:1 vs nhand:2", 30_000)
+    yield games_rate(custom, Player("nmost", 1), 20_000 // scale, repeat, "nhand_custom:1 vs nmost:1", None)
     # A population-64 generation of 64 games each, on one thread and on every core.
     individuals = 4 if quick else 64
-    results.append(generation_rate(1, individuals, repeat))
-    results.append(generation_rate(max(os.cpu_count() or 1, 2), individuals, repeat))
-    results.append(naive_rate(None, 200 // scale, 3, "naive Python: random vs random"))
-    results.append(naive_rate(table, 100 // scale, 3, "naive Python: nhand_custom:1 vs random"))
-    return results
+    yield generation_rate(1, individuals, repeat)
+    yield generation_rate(max(os.cpu_count() or 1, 2), individuals, repeat)
+    yield naive_rate(None, 200 // scale, 3, "naive Python: random vs random")
+    yield naive_rate(table, 100 // scale, 3, "naive Python: nhand_custom:1 vs random")
+    for depth, games in SEARCH_GAMES.items():
+        if quick and depth > 4:
+            break
+        yield from search_rates(depth, max(1, games // scale) if quick else games, 1 if quick else max(1, repeat // 2))
 
 
-def report(results: list[Measurement]) -> str:
-    """Returns the benchmark table with targets and the engine/naive ratios."""
-    lines = [f"{'benchmark':34} {'median':>14} {'unit':9} {'target':>10}  ok"]
-    for m in results:
-        target = f"{m.target:,.0f}" if m.target else "-"
-        ok = {None: "", True: "yes", False: "NO"}[m.meets_target]
-        lines.append(f"{m.name:34} {m.median:14,.0f} {m.unit:9} {target:>10}  {ok}")
+def run_benchmarks(quick: bool = False, repeat: int = 5) -> list[Measurement]:
+    """Runs every benchmark and returns the measurements."""
+    return list(measure(quick, repeat))
+
+
+HEADER = f"{'benchmark':40} {'median':>14} {'unit':9} {'target':>10}  ok   {'also':>16}"
+
+
+def row(m: Measurement) -> str:
+    """Returns the table row of one measurement."""
+    if m.target is None:
+        target = "-"
+    elif m.lower_is_better:
+        target = f"<= {m.target:g}"
+    else:
+        target = f"{m.target:,.0f}"
+    ok = {None: "", True: "yes", False: "NO"}[m.meets_target]
+    value = f"{m.median:14.3f}" if m.lower_is_better else f"{m.median:14,.0f}"
+    return f"{m.name:40} {value} {m.unit:9} {target:>10}  {ok:3}  {m.detail:>16}".rstrip()
+
+
+def ratios(results: list[Measurement]) -> list[str]:
+    """Returns the ratio lines: engine against naive Python, threads against one, the search against the plain one."""
+    lines = []
     by_name = {m.name: m for m in results}
     for engine_name, naive_name in (("random vs random", "naive Python: random vs random"),
                                     ("nhand_custom:1 vs random", "naive Python: nhand_custom:1 vs random")):
-        ratio = by_name[engine_name].median / by_name[naive_name].median
-        lines.append(f"ratio engine / naive Python, {engine_name}: {ratio:,.0f}x")
+        if engine_name in by_name and naive_name in by_name:
+            ratio = by_name[engine_name].median / by_name[naive_name].median
+            lines.append(f"ratio engine / naive Python, {engine_name}: {ratio:,.0f}x")
     threaded = [m for m in results if m.name.startswith("generation, ")]
     if len(threaded) == 2:
         lines.append(f"ratio {threaded[1].name} / {threaded[0].name}: {threaded[1].median / threaded[0].median:.2f}x")
-    for m in results:
-        if m.name.startswith("perft"):
-            lines.append(f"{m.name}: {perft_seconds(m):.3f} s")
-    return "\n".join(lines)
+    for depth in SEARCH_GAMES:
+        fast, plain = by_name.get(f"alphabeta:{depth}"), by_name.get(f"alphabeta:{depth} plain")
+        if fast is None or plain is None:
+            continue
+        ratio = fast.median / plain.median
+        target = SEARCH_TARGETS.get(depth)
+        verdict = "" if target is None else f" (target {target:g}x: {'met' if ratio >= target else 'NOT met'})"
+        lines.append(f"ratio alphabeta:{depth} / plain search, same games: {ratio:.2f}x{verdict}")
+    return lines
+
+
+def report(results: list[Measurement]) -> str:
+    """Returns the whole benchmark table with its ratio lines."""
+    return "\n".join([HEADER, *(row(m) for m in results), *ratios(results)])
