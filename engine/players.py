@@ -8,6 +8,7 @@ Grammar: ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N]``, for example ``random``,
 - DEPTH: look-ahead, default 1 (plies for nhand/wpc/alphabeta, turns for nleast/nmost).
 - TABLE: a built-in table name (heuristic, classic, disc, lr06, sjk11) or a
   weights file path; required by nhand_custom/wpc/alphabeta.
+- A bare built-in table name (``heuristic``, ``lr06,eps=0.1``) means its 1-ply player, ``wpc:1@NAME``.
 - eps: probability of a uniformly random legal move before each move.
 - phase: the move number from which a 128-weight table uses its second half.
 """
@@ -61,6 +62,9 @@ def parse_spec(text: str) -> PlayerSpec:
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"empty player spec {text!r}; expected e.g. random, nhand:2 or wpc:1@heuristic")
+    name, comma, options = text.strip().partition(",")
+    if name in TABLES:  # a bare built-in table is its 1-ply player, as everywhere a table is named
+        text = f"wpc:1@{name}{comma}{options}"
     match = _SPEC.match(text.strip())
     if match is None:
         raise ValueError(f"malformed player spec {text!r}; expected KIND[:DEPTH][@TABLE][,eps=E], e.g. wpc:1@heuristic,eps=0.1")

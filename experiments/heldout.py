@@ -1,10 +1,15 @@
-"""Held-out table: score the shipped and the published tables on opponents none of them trained on.
+"""Held-out tables: score the shipped and the published tables on opponents none of them trained on.
 
-Four measures, each with its Wilson 95% interval (the targets of strong.toml):
-league vs ``heuristic`` and vs ``lr06`` (1-ply, eps 0.1 for both, both
-colours), vs a uniform random mover (1-ply, eps 0, both colours) and the
-expected utility vs random U(-1, 1) tables. Writes ``heldout.csv``,
+Four 1-ply measures, each with its Wilson 95% interval (the targets of
+strong.toml): league vs ``heuristic`` and vs ``lr06`` (1-ply, eps 0.1 for
+both, both colours), vs a uniform random mover (1-ply, eps 0, both colours)
+and the expected utility vs random U(-1, 1) tables. Writes ``heldout.csv``,
 ``heldout.md`` and the headline figure ``heldout.png`` under ``--out``.
+
+Then the depth ladder of the shipped tables: ``alphabeta:d@TABLE`` against
+``alphabeta:d@T`` for the published tables T at depths 1-4 (eps 0.1 for both,
+both colours). Writes ``ladder.csv``, ``ladder.md`` and ``ladder.png`` (score
+against depth, one line per opponent).
 
     python experiments/heldout.py --out results/reference --games 20000
 """
@@ -23,7 +28,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ga.rundir.resolve import resolve_weights  # noqa: E402
-from ga.analysis.evaluation import evaluate_player  # noqa: E402
+from ga.analysis.evaluation import LADDER_DEPTHS, LADDER_TABLES, ladder, evaluate_player  # noqa: E402
 from ga.analysis.stats import MatchSummary  # noqa: E402
 
 STRONG = Path(__file__).resolve().parent.parent / "results" / "reference" / "strong"
@@ -45,6 +50,9 @@ MEASURES = [
     ("expected_utility", "expected utility", {"opponents": [], "protocol": "eu"}),
 ]
 TARGETS = {"league_heuristic": 0.56, "league_lr06": 0.50, "vs_random": 0.91, "expected_utility": 0.90}
+# The shipped tables the ladder scores at depth, and the score they aim at against every published table.
+LADDER = [("strong.toml (ours)", "reference", "strong"), ("seed2021.toml (the blog's GA)", "reference", "seed2021")]
+LADDER_TARGET = 0.52
 
 
 def measure(weights: np.ndarray, games: int, seed: int, workers: int) -> list[MatchSummary]:
@@ -63,7 +71,73 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20_000, help="games per measure (eu: tables x 2 colours)")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--only", choices=("heldout", "ladder"), default=None, help="rebuild one of the two")
     args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.only != "ladder":
+        heldout(args)
+    if args.only != "heldout":
+        depth_ladder(args)
+    return 0
+
+
+def depth_ladder(args: argparse.Namespace) -> None:
+    """Writes ladder.csv, ladder.md and ladder.png: the shipped tables against the published ones at each depth."""
+    rows = []
+    for label, source, which in LADDER:
+        weights, _ = resolve_weights(source, which)
+        summaries = ladder(weights, LADDER_TABLES, args.games, depths=LADDER_DEPTHS, seed=args.seed,
+                           workers=args.workers)
+        pairs = [(name, depth) for name in LADDER_TABLES for depth in LADDER_DEPTHS]
+        for (name, depth), summary in zip(pairs, summaries):
+            low, high = summary.interval
+            rows.append({"table": label, "opponent": name, "depth": depth, "score": summary.score,
+                         "low": low, "high": high, "games": summary.games})
+        print(label, " ".join(f"{row['score']:.3f}" for row in rows[-len(pairs):]), flush=True)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(args.out / "ladder.csv", index=False)
+    (args.out / "ladder.md").write_text(ladder_markdown(frame, args), encoding="utf-8")
+    ladder_figure(frame).savefig(args.out / "ladder.png", dpi=110)
+    print(ladder_markdown(frame, args))
+
+
+def ladder_markdown(frame: pd.DataFrame, args: argparse.Namespace) -> str:
+    """Returns the ladder as one table per shipped table: a row per opponent, a column per depth."""
+    lines = [f"Both players alphabeta:d, eps 0.1, both colours; {args.games:,} games a cell, seed {args.seed}; "
+             f"score [95% Wilson interval]; target {LADDER_TARGET} in every cell.", ""]
+    for table, rows in frame.groupby("table", sort=False):
+        lines += [f"**{table}**", "", "| vs | " + " | ".join(f"d = {d}" for d in LADDER_DEPTHS) + " |",
+                  "|---" * (len(LADDER_DEPTHS) + 1) + "|"]
+        for opponent, cells in rows.groupby("opponent", sort=False):
+            lines.append(f"| {opponent} | " + " | ".join(
+                f"{c.score:.3f} [{c.low:.3f}, {c.high:.3f}]" for c in cells.itertuples()) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def ladder_figure(frame: pd.DataFrame) -> plt.Figure:
+    """Returns score against depth, one line per published opponent, one panel per shipped table."""
+    tables = list(dict.fromkeys(frame["table"]))
+    fig, axes = plt.subplots(1, len(tables), figsize=(6.5 * len(tables), 4.2), sharey=True, layout="constrained")
+    for ax, table in zip(np.atleast_1d(axes), tables):
+        rows = frame[frame["table"] == table]
+        for opponent, cells in rows.groupby("opponent", sort=False):
+            ax.errorbar(cells["depth"], cells["score"], yerr=[cells["score"] - cells["low"], cells["high"] - cells["score"]],
+                        marker="o", capsize=3, label=f"vs {opponent}")
+        ax.axhline(0.5, color="grey", lw=0.8)
+        ax.axhline(LADDER_TARGET, color="black", ls="--", lw=1, label=f"target {LADDER_TARGET}")
+        ax.set_xticks(list(LADDER_DEPTHS))
+        ax.set_xlabel("search depth of both players (alphabeta:d, eps 0.1)")
+        ax.set_title(table)
+        ax.grid(alpha=0.3)
+    np.atleast_1d(axes)[0].set_ylabel("score (draw = 1/2), 95% Wilson interval")
+    np.atleast_1d(axes)[-1].legend(loc="best", fontsize=8)
+    fig.suptitle("The depth ladder: the shipped tables against the published ones, both sides searching")
+    return fig
+
+
+def heldout(args: argparse.Namespace) -> None:
+    """Writes heldout.csv, heldout.md and heldout.png: the four 1-ply measures of every table."""
     rows = []
     for label, source, which in TABLES:
         weights, _ = resolve_weights(source, which)
@@ -75,12 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(label, " ".join(f"{row[c]:.3f}" for c, _, _ in MEASURES), flush=True)
     frame = pd.DataFrame(rows)
-    args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "heldout.csv", index=False)
     (args.out / "heldout.md").write_text(markdown(frame, args), encoding="utf-8")
     figure(frame).savefig(args.out / "heldout.png", dpi=110)
     print(markdown(frame, args))
-    return 0
 
 
 def markdown(frame: pd.DataFrame, args: argparse.Namespace) -> str:

@@ -28,7 +28,7 @@ import tomli_w
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 from cattrs.gen import make_dict_structure_fn
 
-from engine.kinds import TABLE_KINDS
+from engine.kinds import KINDS, TABLE_KINDS
 from engine.players import is_path, parse_spec
 from ga.weights import WEIGHT_LIMIT, WeightsError, load_weights
 
@@ -228,6 +228,7 @@ class FitnessConfig:
     hall_of_fame_games: int = _setting(0, _between(0, None))
     hall_of_fame_size: int = _setting(10, _between(1, None))
     random_table_games: int = _setting(0, _between(0, None))  # games against fresh U(-1, 1) tables each generation
+    depths: tuple[int, ...] = _setting(())  # searching players: the depths the games are spread over
 
 
 @attrs.frozen
@@ -359,6 +360,12 @@ def _opponents(value: object, _: type) -> tuple[OpponentConfig, ...]:
     return tuple(_at(f"[{index}]", _opponent, entry) for index, entry in enumerate(value))
 
 
+def _depths(value: object, _: type) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(f"must be an array of search depths, e.g. [1, 2, 3], got {_describe(value)}")
+    return tuple(_at(f"[{index}]", _strict_int, entry) for index, entry in enumerate(value))
+
+
 def _specs(value: object, _: type) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)):
         raise _Bad(f"must be an array of player specs, got {_describe(value)}")
@@ -400,6 +407,7 @@ def _converter() -> cattrs.Converter:
                                                _choice_hook(get_args(literal)))
     converter.register_structure_hook_func(lambda t: t == tuple[OpponentConfig, ...], _opponents)
     converter.register_structure_hook_func(lambda t: t == tuple[str, ...], _specs)
+    converter.register_structure_hook_func(lambda t: t == tuple[int, ...], _depths)
     for cls in SECTIONS.values():
         converter.register_structure_hook(cls, _section_hook(cls, converter))
     converter.register_unstructure_hook(OpponentConfig, lambda o: {"spec": o.spec, "weight": o.weight})
@@ -625,6 +633,15 @@ def _check_fitness(fitness: FitnessConfig, held_out_claim: bool, base_dir: Path 
             f"config key 'fitness.player' must not set options (,{options}); "
             f"set fitness.eps and population.phase_move instead"
         )
+    if fitness.depths and player.kind != "alphabeta":
+        raise ConfigError(
+            f"config key 'fitness.depths' spreads the games of a searching player over depths, but fitness.player "
+            f"is {fitness.player!r}; use an alphabeta player (e.g. player = \"alphabeta:2\") or remove depths"
+        )
+    cap = KINDS["alphabeta"].max_depth
+    for index, depth in enumerate(fitness.depths):
+        if not 1 <= depth <= cap:
+            raise ConfigError(f"config key 'fitness.depths[{index}]' must be between 1 and {cap}, got {depth}")
     opponents = [
         replace(opponent, spec=_check_opponent(f"fitness.opponents[{index}].spec", opponent.spec, held_out_claim,
                                                base_dir))
@@ -684,11 +701,18 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
 # --- I/O and conversions -----------------------------------------------------------
 
 
-def load_config(path: str | os.PathLike[str]) -> Config:
+#: Keys that runs of earlier versions wrote into their config.toml and that no longer exist (they did
+#: nothing); dropped when such a run's config.toml is read, refused in an experiment file.
+OBSOLETE_RUN_KEYS = (("compute", "batch"),)
+
+
+def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Config:
     """Reads, validates and returns the experiment in the TOML file at ``path``.
 
     ``experiment.name`` defaults to the file's stem; weights files named in
     player specs are resolved against the file's directory and must exist.
+    ``run_file``: the file is a run directory's config.toml, which may hold
+    :data:`OBSOLETE_RUN_KEYS`.
 
     :raises ConfigError: if the file is missing, is not TOML or holds a bad config.
     """
@@ -711,6 +735,10 @@ def load_config(path: str | os.PathLike[str]) -> Config:
     except OSError as error:
         raise ConfigError(f"config file '{path}' cannot be read: {error.strerror or error}") from error
 
+    if run_file:
+        for section, key in OBSOLETE_RUN_KEYS:
+            if isinstance(data.get(section), dict):
+                data[section].pop(key, None)
     experiment = data.get("experiment", {})
     if isinstance(experiment, dict) and "name" not in experiment:
         data["experiment"] = {"name": config_path.stem, **experiment}

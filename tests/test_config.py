@@ -600,3 +600,12 @@ def test_huge_values_are_refused_before_the_run(data: dict[str, Any], key: str) 
     message = error_for(data)
     assert message.startswith(f"config key '{key}' must be")
     assert "at most" in message or "between" in message
+
+
+def test_a_run_of_an_earlier_version_still_reads_but_an_experiment_may_not_use_its_obsolete_key(tmp_path: Path) -> None:
+    text = config_to_toml(Config()).replace("[compute]\n", "[compute]\nbatch = 0\n")
+    path = write(tmp_path, text, "config.toml")
+    assert load_config(path, run_file=True) == replace(Config(), experiment=replace(Config().experiment,
+                                                                                    name="experiment"))
+    with pytest.raises(ConfigError, match="config key 'compute.batch' is not known"):
+        load_config(path)

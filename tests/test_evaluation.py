@@ -15,11 +15,10 @@ from ga.analysis.evaluation import (
     EU_LABEL,
     LEAGUE_OPPONENT,
     evaluate_player,
-    game_seeds,
     protocol_opponents,
-    random_tables,
     training_overlap,
 )
+from ga.games.seeds import game_seeds, random_tables
 from ga.analysis.stats import MatchSummary
 from ga.weights import format_weights
 
@@ -97,16 +96,17 @@ def test_results_are_deterministic_and_independent_of_workers() -> None:
 
 
 def test_games_alternate_colours(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[np.ndarray, np.ndarray]] = []
+    plans = []
+    play_here = ga.analysis.evaluation.play_here
 
-    def recording_play_match(first, second, seeds, colours):  # type: ignore[no-untyped-def]
-        calls.append((np.asarray(seeds).copy(), np.asarray(colours).copy()))
-        return play_match(first, second, seeds, colours)
+    def recording(batch, workers):  # type: ignore[no-untyped-def]
+        plans.append(batch.plan)
+        return play_here(batch, workers)
 
-    monkeypatch.setattr(ga.analysis.evaluation, "play_match", recording_play_match)
+    monkeypatch.setattr(ga.analysis.evaluation, "play_here", recording)
     evaluate_player("nhand:1", ["random", "nmost:1"], 1001, seed=3, workers=3)
-    colours = np.concatenate([call_colours for _, call_colours in calls])
-    seeds = np.concatenate([call_seeds for call_seeds, _ in calls])
+    colours = np.concatenate([plan.colours for plan in plans])
+    seeds = np.concatenate([plan.seeds for plan in plans])
     assert len(colours) == 2 * 1001
     # Per opponent: game i has colour i % 2, so black and white differ by at most one game.
     per_opponent = colours.reshape(2, 1001)
@@ -286,3 +286,44 @@ def test_league_scores_agree_within_the_intervals(player: str, expected: float) 
 def test_scores_against_a_random_mover_agree_within_the_intervals(table: str, expected: float) -> None:
     (summary,) = evaluate_player(f"wpc:1@{table}", ["random"], REFERENCE_GAMES, seed=1, workers=2)
     assert within_reference(summary, expected, z=3.0), summary
+
+
+# --- the depth ladder ---------------------------------------------------------------------------------
+
+
+def test_a_ladder_cell_is_the_games_played_by_hand() -> None:
+    from engine import Player, TABLES as BUILT_IN
+
+    table = np.array(BUILT_IN["reference"])
+    summaries = evaluate_player(table, ["lr06", "sjk11"], 30, protocol="ladder", depths=[1, 3], seed=4, workers=2)
+    assert [s.opponent for s in summaries] == ["alphabeta:1@lr06,eps=0.1", "alphabeta:3@lr06,eps=0.1",
+                                                "alphabeta:1@sjk11,eps=0.1", "alphabeta:3@sjk11,eps=0.1"]
+    for k, (name, depth) in enumerate([("lr06", 1), ("lr06", 3), ("sjk11", 1), ("sjk11", 3)]):
+        me = Player("alphabeta", depth, table, 0.1)
+        rival = Player("alphabeta", depth, np.array(BUILT_IN[name]), 0.1)
+        diffs = play_match(me, rival, game_seeds(4, k, 30), np.arange(30) % 2)
+        assert summaries[k] == MatchSummary.from_disc_diffs(summaries[k].opponent, diffs.tolist())
+
+
+def test_the_ladder_defaults_to_the_published_tables_at_depths_1_to_4() -> None:
+    summaries = evaluate_player("wpc:1@classic", [], 2, protocol="ladder")
+    assert [s.opponent for s in summaries] == [f"alphabeta:{d}@{t},eps=0.1" for t in
+                                                ("heuristic", "lr06", "sjk11", "classic") for d in (1, 2, 3, 4)]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"player_spec": "nhand:2", "opponents": [], "protocol": "ladder"}, "plays a weights table"),
+    ({"player_spec": "lr06", "opponents": ["random"], "protocol": "ladder"}, "tables against tables"),
+    ({"player_spec": "lr06", "opponents": [], "protocol": "ladder", "depths": [13]}, "between 1 and 12"),
+    ({"player_spec": "lr06", "opponents": [], "protocol": "league", "depths": [2]}, "ladder protocol"),
+    ({"player_spec": "lr06", "opponents": [], "protocol": "ladder", "eps": 0.2}, "eps = 0.1"),
+])
+def test_bad_ladder_requests_are_refused(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        evaluate_player(games=2, **kwargs)
+
+
+def test_a_bare_table_name_is_its_one_ply_player() -> None:
+    (named,) = evaluate_player("lr06", ["heuristic"], 40, seed=2)
+    (spelled,) = evaluate_player("wpc:1@lr06", ["wpc:1@heuristic"], 40, seed=2)
+    assert (named.wins, named.draws, named.losses) == (spelled.wins, spelled.draws, spelled.losses)

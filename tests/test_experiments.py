@@ -77,6 +77,12 @@ def test_heldout_table_and_figure(tmp_path: Path) -> None:
         assert (frame[f"{column}_low"] <= frame[column]).all() and (frame[column] <= frame[f"{column}_high"]).all()
     assert (tmp_path / "heldout.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| target for strong.toml |" in (tmp_path / "heldout.md").read_text(encoding="utf-8")
+    ladder = pd.read_csv(tmp_path / "ladder.csv")
+    assert len(ladder) == len(heldout.LADDER) * 4 * 4  # two tables, four opponents, depths 1-4
+    assert set(ladder["depth"]) == {1, 2, 3, 4} and (ladder["games"] == 40).all()
+    assert (ladder["low"] <= ladder["score"]).all() and (ladder["score"] <= ladder["high"]).all()
+    assert (tmp_path / "ladder.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| lr06 |" in (tmp_path / "ladder.md").read_text(encoding="utf-8")
 
 
 def test_shipped_heldout_table_matches_its_csv() -> None:

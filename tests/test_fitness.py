@@ -489,3 +489,50 @@ def test_evaluate_depends_on_the_weights() -> None:
     other = play(Batch(PLAYER, -tables, labels, plan))
     assert np.array_equal(first, again)
     assert not np.array_equal(first, other)
+
+
+# --- games spread over depths ------------------------------------------------------------------------
+
+
+def depth_config(**fitness_keys: object) -> Config:
+    return config_from_dict({
+        "experiment": {"seed": 5},
+        "population": {"size": 4, "parents": 2, "genome": "full"},
+        "selection": {"tournament_size": 2},
+        "fitness": {"player": "alphabeta:2", "depths": [1, 2, 3], "draw": "all", "games_per_opponent": 3,
+                    "colours": "both", "opponents": ["alphabeta:2@classic,eps=0.1", "nhand:1"]} | fitness_keys,
+    })
+
+
+def test_depths_cycle_over_each_individuals_games_and_searching_opponents_follow() -> None:
+    config = depth_config(coevolution=2)
+    labels = opponent_labels(config)
+    assert labels == ["alphabeta:1@classic,eps=0.1", "alphabeta:2@classic,eps=0.1", "alphabeta:3@classic,eps=0.1",
+                      "nhand:1", POPULATION]
+    plan = plan_generation(config, 0, 4)
+    for i in range(4):
+        games = games_of(plan, i)
+        assert games.depth.tolist() == [1, 2, 3, 1, 2, 3, 1, 2]  # 3 + 3 fixed games, 2 population games
+        for label, depth in zip(labels_of(games, config), games.depth.tolist()):
+            if label.startswith("alphabeta"):
+                assert label.startswith(f"alphabeta:{depth}@")  # the searching opponent at the game's depth
+
+
+def test_games_spread_over_depths_are_the_games_played_by_hand() -> None:
+    config = depth_config()
+    labels = opponent_labels(config)
+    plan = plan_generation(config, 2, 4)
+    tables = population_tables(4, seed=3)
+    diffs = play(Batch(player_args(config), tables, labels, plan))
+    for k in range(len(plan)):
+        me = Player("alphabeta", int(plan.depth[k]), tables[plan.individual[k]])
+        rival = build_player(labels[plan.opponent[k]])
+        first, second = (me, rival) if plan.colours[k] == 0 else (rival, me)
+        expected = play_match(first, second, plan.seeds[k:k + 1], [0])[0]
+        assert diffs[k] == (expected if plan.colours[k] == 0 else -expected), k
+
+
+def test_without_depths_nothing_changes() -> None:
+    plain = make_config()
+    assert plan_generation(plain, 1, 8).depth is None
+    assert "depths" not in str(opponent_labels(plain))

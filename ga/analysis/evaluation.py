@@ -24,19 +24,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from engine import Player, PlayerSpec, build_player, parse_spec, play_match
+from engine import Player, PlayerSpec, build_player, parse_spec
+from engine.kinds import KINDS
 from engine.players import is_path
 from ga.analysis.stats import MatchSummary
 from ga.config import Config
-from ga.games.executor import opponent_spec
+from ga.games.executor import Batch, opponent_spec, play_here
+from ga.games.plan import RANDOM_TABLE, GamePlan
 from ga.games.seeds import game_seeds, random_tables
 from ga.rundir.reader import read_config
 from ga.weights import load_weights, range_problem
@@ -44,29 +44,32 @@ from ga.weights import load_weights, range_problem
 __all__ = [
     "EU_LABEL",
     "LEAGUE_EPS",
+    "LADDER_DEPTHS",
+    "LADDER_TABLES",
     "MAX_GAMES",
     "LEAGUE_OPPONENT",
     "PROTOCOLS",
     "evaluate_player",
-    "game_seeds",
+    "ladder",
     "protocol_opponents",
-    "random_tables",
     "trained_on_random_tables",
     "training_overlap",
 ]
 
-PROTOCOLS = ("plain", "league", "eu")
+PROTOCOLS = ("plain", "league", "eu", "ladder")
 #: The most games (or eu tables) per opponent one evaluation plays: beyond it the plan alone outgrows memory.
 MAX_GAMES = 100_000_000
 LEAGUE_EPS = 0.1
 LEAGUE_OPPONENT = "wpc:1@heuristic"
+#: The published tables the ladder plays at every depth, and its default depths.
+LADDER_TABLES = ("heuristic", "lr06", "sjk11", "classic")
+LADDER_DEPTHS = (1, 2, 3, 4)
 EU_LABEL = "eu(random U(-1,1) tables)"
 
 PlayerSource = str | npt.ArrayLike
-Task = TypeVar("Task")
 
-# Below this many games per thread, handing work to a thread costs more than it saves.
-_MIN_CHUNK = 64
+# The table players of an evaluation's plan: the random tables of eu (1-ply, eps 0); otherwise none play.
+_NO_TABLES = ("nhand_custom", 1, 0.0, 40)
 
 
 # ---------------------------------------------------------------- players
@@ -102,7 +105,7 @@ def _check_protocol(protocol: str, eps: float | None) -> float | None:
         raise ValueError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
     if eps is not None and not (math.isfinite(eps) and 0.0 <= eps <= 1.0):
         raise ValueError(f"eps must be a number in [0, 1], got {eps}")
-    fixed = {"league": LEAGUE_EPS, "eu": 0.0}.get(protocol)
+    fixed = {"league": LEAGUE_EPS, "eu": 0.0, "ladder": LEAGUE_EPS}.get(protocol)
     if fixed is not None and eps is not None and eps != fixed:
         raise ValueError(
             f"the {protocol} protocol plays with eps = {fixed:g}; use protocol 'plain' to choose eps"
@@ -124,6 +127,8 @@ def protocol_opponents(protocol: str, opponents: Sequence[str]) -> list[str]:
         return []
     if protocol == "league" and not opponents:
         return [LEAGUE_OPPONENT]
+    if protocol == "ladder":
+        return opponents or list(LADDER_TABLES)
     if not opponents:
         raise ValueError("give at least one opponent, e.g. 'random' or 'wpc:1@heuristic'")
     return opponents
@@ -141,6 +146,7 @@ def evaluate_player(
     seed: int = 0,
     workers: int = 1,
     protocol: str = "plain",
+    depths: Sequence[int] = (),
 ) -> list[MatchSummary]:
     """Plays ``games`` games against each opponent and returns one summary per opponent.
 
@@ -148,7 +154,8 @@ def evaluate_player(
     array of 64 (or 128) numbers, played as ``wpc:1``. ``eps`` overrides both
     players' exploration. ``workers`` threads share the games; the results are
     the same for any number of workers. In ``eu``, ``games`` is the number of
-    random tables and each is played twice.
+    random tables and each is played twice. In ``ladder`` the player must be
+    a table, played by :func:`ladder` at each of ``depths`` (default 1-4).
 
     >>> [str(summary) for summary in evaluate_player("wpc:1@lr06", ["random"], 4)]
     ['random: +4 =0 -0 score 1.000, Elo +inf [+7, +inf]']
@@ -174,77 +181,93 @@ def evaluate_player(
                 raise ValueError(
                     f"the league protocol plays 1-ply players; {label} {checked} looks {checked.depth} ahead"
                 )
+    if protocol == "ladder":
+        return ladder(_table_of(spec, weights), opponents, games, depths=depths or LADDER_DEPTHS, seed=seed,
+                      workers=workers)
+    if depths:
+        raise ValueError(f"depths apply to the ladder protocol, not to {protocol!r}")
     player = build_player(spec, weights, load_weights=load_weights)
     if protocol == "eu":
         return [_expected_utility(player, games, seed, workers)]
-    opponent_players = [build_player(opponent, load_weights=load_weights) for opponent in opponent_specs]
+    opponent_players: list[Player | None] = [build_player(opponent, load_weights=load_weights)
+                                              for opponent in opponent_specs]
     labels = [
         text if played_eps is None or opponent.kind == "random" else str(opponent)
         for text, opponent in zip(opponents, opponent_specs)
     ]
-    colours = (np.arange(games) % 2).astype(np.uint8)
-    seeds = [game_seeds(seed, index, games) for index in range(len(opponents))]
-    # Each task is a slice [start, stop) of one opponent's games.
-    tasks = [
-        (index, start, stop)
-        for index in range(len(opponents))
-        for start, stop in _chunks(games, workers)
-    ]
-
-    def play(task: tuple[int, int, int]) -> npt.NDArray[np.int32]:
-        index, start, stop = task
-        return play_match(player, opponent_players[index], seeds[index][start:stop], colours[start:stop])
-
-    results = _run(play, tasks, workers)
-    summaries = []
-    for index, label in enumerate(labels):
-        disc_diffs = np.concatenate(
-            [diffs for (task_index, _, _), diffs in zip(tasks, results) if task_index == index]
-        )
-        summaries.append(MatchSummary.from_disc_diffs(label, disc_diffs.tolist()))
-    return summaries
+    # Game i against opponent k: seed i of k's stream, the evaluated player black when i is even.
+    plan = GamePlan(
+        individual=np.zeros(games * len(opponents), dtype=np.int32),
+        opponent=np.repeat(np.arange(len(opponents), dtype=np.int32), games),
+        member=np.full(games * len(opponents), -1, dtype=np.int32),
+        seeds=np.concatenate([game_seeds(seed, index, games) for index in range(len(opponents))]),
+        colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(opponents)),
+    )
+    diffs = play_here(Batch(_NO_TABLES, np.zeros((0, 64)), labels, plan, player, opponent_players), workers)
+    return [MatchSummary.from_disc_diffs(label, diffs[index * games:(index + 1) * games].tolist())
+            for index, label in enumerate(labels)]
 
 
 def _expected_utility(player: Player, tables: int, seed: int, workers: int) -> MatchSummary:
-    """Plays ``player`` twice (once per colour) against each of ``tables`` random tables."""
-    opponents = random_tables(seed, tables)
-    seeds = game_seeds(seed, 0, 2 * tables)
-    colours = np.array([0, 1], dtype=np.uint8)
-
-    def play(task: tuple[int, int]) -> npt.NDArray[np.int32]:
-        start, stop = task
-        diffs = [
-            play_match(
-                player, Player("nhand_custom", 1, opponents[table]), seeds[2 * table : 2 * table + 2], colours
-            )
-            for table in range(start, stop)
-        ]
-        return np.concatenate(diffs) if diffs else np.empty(0, dtype=np.int32)
-
-    results = _run(play, _chunks(tables, workers), workers)
-    return MatchSummary.from_disc_diffs(EU_LABEL, np.concatenate(results).tolist())
+    """Plays ``player`` twice (once per colour) against each of ``tables`` random tables (1-ply, eps 0)."""
+    plan = GamePlan(
+        individual=np.zeros(2 * tables, dtype=np.int32),
+        opponent=np.zeros(2 * tables, dtype=np.int32),
+        member=np.repeat(np.arange(tables, dtype=np.int32), 2),
+        seeds=game_seeds(seed, 0, 2 * tables),
+        colours=np.tile(np.array([0, 1], dtype=np.uint8), tables),
+    )
+    diffs = play_here(Batch(_NO_TABLES, random_tables(seed, tables), [RANDOM_TABLE], plan, player), workers)
+    return MatchSummary.from_disc_diffs(EU_LABEL, diffs.tolist())
 
 
-def _chunks(total: int, workers: int) -> list[tuple[int, int]]:
-    """Returns ``[start, stop)`` ranges covering ``total`` items: a few per worker, none tiny."""
-    if workers == 1 or total <= _MIN_CHUNK:
-        return [(0, total)]
-    count = max(1, min(4 * workers, total // _MIN_CHUNK))
-    bounds = np.linspace(0, total, count + 1).round().astype(int)
-    return [(int(start), int(stop)) for start, stop in zip(bounds[:-1], bounds[1:]) if stop > start]
+def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | None) -> npt.NDArray[np.float64]:
+    """Returns the table of the evaluated player (the ladder plays tables, at each depth)."""
+    if weights is not None:
+        return weights
+    if spec.table is None:
+        raise ValueError(f"the ladder protocol plays a weights table at every depth; {spec} has none "
+                         "(give a table, a weights file or a run directory)")
+    return np.asarray(build_player(spec, load_weights=load_weights).weights, dtype=np.float64)
 
 
-def _run(
-    play: Callable[[Task], npt.NDArray[np.int32]], tasks: Sequence[Task], workers: int
-) -> list[npt.NDArray[np.int32]]:
-    """Returns ``[play(task) for task in tasks]``, on ``workers`` threads when more than one.
+def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths: Sequence[int] = LADDER_DEPTHS,
+           seed: int = 0, workers: int = 1) -> list[MatchSummary]:
+    """Plays ``alphabeta:d@TABLE`` against ``alphabeta:d@T`` for every opponent table T and depth d.
 
-    Threads give real parallelism: play_match releases the GIL during the games.
+    Both players at eps 0.1, both colours (game i black when i is even), ``games``
+    a pairing; the seeds of pairing k (opponents by depths, in order) are
+    :func:`ga.games.seeds.game_seeds` ``(seed, k, games)``. Returns one summary
+    per (opponent, depth), labelled with the opponent's spec.
+
+    :raises ValueError: for a bad table, opponent table or depth.
     """
-    if workers == 1 or len(tasks) == 1:
-        return [play(task) for task in tasks]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(play, tasks))
+    weights = np.asarray(table, dtype=np.float64).ravel()
+    cap = KINDS["alphabeta"].max_depth
+    depths = list(depths)
+    if not depths or any(isinstance(d, bool) or not 1 <= int(d) <= cap for d in depths):
+        raise ValueError(f"ladder depths must be between 1 and {cap}, got {depths}")
+    names = []
+    for opponent in opponents:
+        parsed = parse_spec(opponent)
+        if parsed.table is None:
+            raise ValueError(f"the ladder plays tables against tables; opponent {opponent!r} has none")
+        names.append(parsed.table)
+    pairs = [(name, int(depth)) for name in names for depth in depths]
+    labels = [f"alphabeta:{depth}@{name},eps={LEAGUE_EPS:g}" for name, depth in pairs]
+    rivals: list[Player | None] = [build_player(label, load_weights=load_weights) for label in labels]
+    plan = GamePlan(
+        individual=np.zeros(games * len(pairs), dtype=np.int32),
+        opponent=np.repeat(np.arange(len(pairs), dtype=np.int32), games),
+        member=np.full(games * len(pairs), -1, dtype=np.int32),
+        seeds=np.concatenate([game_seeds(seed, k, games) for k in range(len(pairs))]),
+        colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(pairs)),
+        depth=np.repeat(np.array([depth for _, depth in pairs], dtype=np.int32), games),
+    )
+    batch = Batch(("alphabeta", 1, LEAGUE_EPS, 40), weights.reshape(1, -1), labels, plan, opponents=rivals)
+    diffs = play_here(batch, workers)
+    return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
+            for k, label in enumerate(labels)]
 
 
 # ---------------------------------------------------------------- training overlap

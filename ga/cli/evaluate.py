@@ -44,13 +44,16 @@ CSV_COLUMNS = (
 @click.option("--workers", type=click.IntRange(min=0), default=0, show_default=True,
               help="Threads playing the games; 0 = all cores. Results do not depend on it.")
 @click.option("--protocol", type=click.Choice(PROTOCOLS), default="plain", show_default=True,
-              help="plain: as given; league: 1-ply, eps 0.1, both colours; eu: vs random U(-1,1) tables.")
+              help="plain: as given; league: 1-ply, eps 0.1, both colours; eu: vs random U(-1,1) tables; "
+                   "ladder: alphabeta:d@TABLE vs alphabeta:d@T for each published table T and depth d, eps 0.1.")
+@click.option("--depths", default=None, metavar="D-D|D,D,...",
+              help="ladder: the depths, e.g. 1-4 (the default) or 2,4.")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
               help="Also write the rows to this CSV file.")
 @click.option("--force", is_flag=True, help="Replace an existing --csv file.")
 def evaluate(
     player: str, opponents: tuple[str, ...], games: int, eps: float | None, seed: int,
-    workers: int, protocol: str, csv_path: Path | None, force: bool,
+    workers: int, protocol: str, depths: str | None, csv_path: Path | None, force: bool,
 ) -> None:
     """Play WEIGHTS_OR_SPEC against each --vs opponent; print score, Wilson interval and Elo.
 
@@ -84,8 +87,10 @@ def evaluate(
             )
     summaries = evaluate_player(
         evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
-        protocol=protocol,
+        protocol=protocol, depths=parse_depths(depths) if depths is not None else (),
     )
+    if protocol == "ladder":
+        label = label.replace("wpc:1 with", "alphabeta:d with", 1)
     click.echo(f"player    {label}")
     click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else ""))
     click.echo(_format_table(summaries))
@@ -96,6 +101,24 @@ def evaluate(
             raise FileExistsError(f"'{csv_path}' already exists; pass --force to replace it") from None
         click.echo(f"wrote {csv_path}")
 
+
+
+def parse_depths(text: str) -> list[int]:
+    """Returns the depths of ``--depths``: a range ``1-4`` or a list ``2,4``.
+
+    :raises ValueError: naming the option and the forms it takes.
+    """
+    try:
+        if "-" in text:
+            low, high = (int(part) for part in text.split("-", 1))
+            values = list(range(low, high + 1))
+        else:
+            values = [int(part) for part in text.split(",")]
+    except ValueError:
+        values = []
+    if not values:
+        raise ValueError(f"--depths {text!r} must be a range such as 1-4 or a list such as 2,4")
+    return values
 
 
 def _format_table(summaries: Sequence[MatchSummary]) -> str:

@@ -9,6 +9,7 @@ or on scheduling.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,9 +27,27 @@ from ga.rundir.writer import GameLog
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
+def at_depth(spec: str, depth: int) -> str:
+    """Returns an opponent's spec searching at ``depth`` if it is an alpha-beta player, else the spec itself."""
+    parsed = parse_spec(spec)
+    if parsed.kind != "alphabeta":
+        return spec
+    return str(dataclasses.replace(parsed, depth=depth))
+
+
+def spread_labels(spec: str, depths: Sequence[int]) -> list[str]:
+    """Returns the labels an opponent plays under: one per depth for a searching opponent when the games
+    are spread over ``depths``, else its spec alone."""
+    if not depths:
+        return [spec]
+    return list(dict.fromkeys(at_depth(spec, depth) for depth in depths))
+
+
 def opponent_labels(config: Config) -> list[str]:
-    """Returns the labels of a run's opponents: the specs, then population and hall_of_fame."""
-    labels = [opponent.spec for opponent in config.fitness.opponents]
+    """Returns the labels of a run's opponents: the specs (searching ones at each of ``fitness.depths``),
+    then population, hall_of_fame and random_tables."""
+    labels = [label for opponent in config.fitness.opponents
+              for label in spread_labels(opponent.spec, config.fitness.depths)]
     if config.fitness.coevolution:
         labels.append(POPULATION)
     if config.fitness.hall_of_fame_games:
@@ -48,7 +67,7 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
     seed = config.experiment.seed
     specs = [opponent.spec for opponent in fit.opponents]
     labels = opponent_labels(config)
-    label_index = np.array([labels.index(spec) for spec in specs], dtype=np.int32)
+    label_index = np.array([labels.index(spread_labels(spec, fit.depths)[0]) for spec in specs], dtype=np.int32)
     probabilities = np.array([opponent.weight for opponent in fit.opponents], dtype=np.float64)
     probabilities /= probabilities.sum()
     draw_rng = np.random.default_rng(derive_seed(seed, Stream.DRAWS, generation))
@@ -85,7 +104,30 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
         parts.append(_member_games(seed, generation, labels.index(RANDOM_TABLE), picks))
     plan = GamePlan.concatenate(parts)
     order = np.argsort(plan.individual, kind="stable")  # group each individual's games
-    return plan.subset(order)
+    plan = plan.subset(order)
+    if fit.depths:
+        plan = spread_over_depths(plan, fit.depths, specs, labels)
+    return plan
+
+
+def spread_over_depths(plan: GamePlan, depths: Sequence[int], specs: Sequence[str], labels: Sequence[str]) -> GamePlan:
+    """Returns the plan with its games spread over ``depths``: each individual's k-th game at ``depths[k % n]``.
+
+    The individual and its member opponents search at the game's depth, and so
+    does a searching fixed opponent (its label for that depth).
+    """
+    grouped = plan.individual
+    starts = np.searchsorted(grouped, grouped)  # the index of each individual's first game (grouped plan)
+    rank = np.arange(len(plan)) - starts
+    which = rank % len(depths)
+    depth = np.asarray(depths, dtype=np.int32)[which]
+    opponent = plan.opponent.copy()
+    for spec in dict.fromkeys(specs):
+        base = labels.index(spread_labels(spec, depths)[0])
+        for index, value in enumerate(depths):
+            at = (plan.opponent == base) & (which == index)
+            opponent[at] = labels.index(at_depth(spec, value))
+    return GamePlan(plan.individual, opponent, plan.member, plan.seeds, plan.colours, depth)
 
 
 def generation_random_tables(config: Config, generation: int) -> np.ndarray:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,11 +32,12 @@ import numpy as np
 import numpy.typing as npt
 from deap import base, cma, creator
 
-from engine import Player, build_player, play_match
+from engine import Player, build_player
 from ga.config import Config, RefineConfig
 from ga.evolution.genome import contract, expand
 from ga.games import scoring
-from ga.games.executor import opponent_spec
+from ga.games.executor import Batch, opponent_spec, play_here
+from ga.games.plan import GamePlan
 from ga.games.seeds import Stream, derive_seed, game_seeds, random_tables
 from ga.rundir.reader import read_refine_state
 from ga.rundir.writer import RunWriter
@@ -45,7 +45,6 @@ from ga.weights import load_weights
 
 GROUPS = ("opponents", "restarts", "random_tables")
 CHUNK = 128  # games of one task against one opponent (even: colours alternate)
-JOB = 64  # tasks one thread plays at a time
 
 if not hasattr(creator, "RefineFitness"):
     creator.create("RefineFitness", base.Fitness, weights=(1.0,))
@@ -106,32 +105,35 @@ def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: 
 def panel_scores(
     refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[tuple[str, int, Any, Any]], workers: int
 ) -> npt.NDArray[np.float64]:
-    """Returns each table's score against each group of the panel (rows: tables; NaN: group not played)."""
-    learners = [(Player("nhand_custom", 1, np.asarray(t, dtype=np.float64), refine.eps),
-                 Player("nhand_custom", 1, np.asarray(t, dtype=np.float64), 0.0)) for t in tables]
-    jobs = [(c, slice(start, start + JOB)) for c in range(len(tables)) for start in range(0, len(tasks), JOB)]
+    """Returns each table's score against each group of the panel (rows: tables; NaN: group not played).
 
-    def play(job: tuple[int, slice]) -> list[tuple[str, npt.NDArray[np.int32]]]:
-        candidate, part = job
-        at_eps, greedy = learners[candidate]
-        out = []
-        for group, _, opponent, seeds in tasks[part]:
-            colours = (np.arange(len(seeds)) % 2).astype(np.uint8)
-            out.append((group, play_match(greedy if group == "random_tables" else at_eps, opponent, seeds, colours)))
-        return out
-
-    if workers > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            results = list(pool.map(play, jobs))
-    else:
-        results = [play(job) for job in jobs]
-    scores = np.full((len(tables), len(GROUPS)), np.nan)
-    diffs: dict[tuple[int, str], list[Any]] = {}
-    for (candidate, _), played in zip(jobs, results):
-        for group, result in played:
-            diffs.setdefault((candidate, group), []).append(result)
-    for (candidate, group), parts in diffs.items():
-        scores[candidate, GROUPS.index(group)] = scoring.score(np.concatenate(parts), "win_rate")
+    The games go to the executor in two batches: the candidates at the panel's
+    ``eps`` against the fixed opponents and the restarts, and at eps 0 against
+    the random tables (as in expected utility).
+    """
+    candidates = np.array([np.asarray(t, dtype=np.float64) for t in tables])
+    scores = np.full((len(candidates), len(GROUPS)), np.nan)
+    for greedy in (False, True):
+        chosen = [t for t in tasks if (t[0] == "random_tables") == greedy]
+        if not chosen or not len(candidates):
+            continue
+        lengths = np.array([len(t[3]) for t in chosen])
+        per_candidate = int(lengths.sum())
+        plan = GamePlan(
+            individual=np.repeat(np.arange(len(candidates), dtype=np.int32), per_candidate),
+            opponent=np.tile(np.repeat(np.arange(len(chosen), dtype=np.int32), lengths), len(candidates)),
+            member=np.full(per_candidate * len(candidates), -1, dtype=np.int32),
+            seeds=np.tile(np.concatenate([np.asarray(t[3], dtype=np.uint64) for t in chosen]), len(candidates)),
+            colours=np.tile(np.concatenate([(np.arange(n) % 2).astype(np.uint8) for n in lengths]), len(candidates)),
+        )
+        eps = 0.0 if greedy else refine.eps
+        batch = Batch(("nhand_custom", 1, eps, 40), candidates, [t[0] for t in chosen], plan,
+                      opponents=[t[2] for t in chosen])
+        diffs = play_here(batch, workers).reshape(len(candidates), per_candidate)
+        group_of = np.repeat([GROUPS.index(t[0]) for t in chosen], lengths)
+        for group in np.unique(group_of):
+            for row in range(len(candidates)):
+                scores[row, group] = scoring.score(diffs[row][group_of == group], "win_rate")
     return scores
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ga.config import Config
-from ga.evolution.fitness import player_args
+from ga.evolution.fitness import at_depth, player_args, spread_labels
 from ga.evolution.genome import expand, expand_many
 from ga.games import executor, scoring
 from ga.games.plan import POPULATION, GamePlan
@@ -68,9 +68,16 @@ def gather_candidates(population: Sequence[Sequence[float]], born: Sequence[int]
                       [r[3] for r in kept])
 
 
+def _fixed_specs(config: Config) -> list[str]:
+    return list(dict.fromkeys(opponent.spec for opponent in config.fitness.opponents))
+
+
 def tournament_labels(config: Config) -> list[str]:
-    """Returns the tournament's opponent labels: the fixed training opponents, then the candidates."""
-    return list(dict.fromkeys(opponent.spec for opponent in config.fitness.opponents)) + [POPULATION]
+    """Returns the tournament's opponent labels: the fixed training opponents (searching ones at each of
+    ``fitness.depths``), then the candidates."""
+    depths = config.fitness.depths
+    return list(dict.fromkeys(label for spec in _fixed_specs(config) for label in spread_labels(spec, depths))) + [
+        POPULATION]
 
 
 def plan_tournament(config: Config, count: int) -> GamePlan:
@@ -78,12 +85,13 @@ def plan_tournament(config: Config, count: int) -> GamePlan:
 
     Candidate i plays ``final.games`` games against each fixed opponent and
     against each candidate j > i, colours alternating; every seed is a hash of
-    (run seed, FINAL, i, opponent or j, game).
+    (run seed, FINAL, i, opponent or j, game). With ``fitness.depths`` game g
+    of each pairing is played at ``depths[g % n]``, as in training.
     """
     games = config.final.games
     seed = config.experiment.seed
-    labels = tournament_labels(config)
-    fixed = len(labels) - 1
+    specs = _fixed_specs(config)
+    fixed = len(specs)
     game = np.arange(games)
     colours = (game % 2).astype(np.uint8)
     parts = []
@@ -102,7 +110,20 @@ def plan_tournament(config: Config, count: int) -> GamePlan:
             seeds=seeds.astype(np.uint64),
             colours=np.tile(colours, fixed + members.size),
         ))
-    return GamePlan.concatenate(parts)
+    plan = GamePlan.concatenate(parts)
+    labels = tournament_labels(config)
+    population = len(labels) - 1
+    opponent = np.where(plan.opponent == fixed, population, plan.opponent)  # the candidates' label is last
+    depths = config.fitness.depths
+    if not depths:
+        return GamePlan(plan.individual, opponent.astype(np.int32), plan.member, plan.seeds, plan.colours)
+    # Game g of a pairing at depths[g % n]; a searching fixed opponent under its label for that depth.
+    which = np.tile(np.arange(games) % len(depths), len(plan) // games if games else 0)
+    for k, spec in enumerate(specs):
+        for index, depth in enumerate(depths):
+            opponent[(plan.opponent == k) & (which == index)] = labels.index(at_depth(spec, depth))
+    return GamePlan(plan.individual, opponent.astype(np.int32), plan.member, plan.seeds, plan.colours,
+                    np.asarray(depths, dtype=np.int32)[which])
 
 
 def tournament_scores(plan: GamePlan, diffs: np.ndarray, count: int, fixed: int) -> dict[str, np.ndarray]:

@@ -29,7 +29,7 @@ from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
 __all__ = [
     "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
-    "opponent_costs", "opponent_player", "opponent_spec", "play", "play_batch", "play_share", "shared_plan",
+    "opponent_costs", "opponent_player", "opponent_spec", "play_here", "play", "play_batch", "play_share", "shared_plan",
 ]
 
 SHARE_CHUNK = 64  # games the calling thread plays between two looks at its signals
@@ -54,6 +54,8 @@ class Batch:
     tables: np.ndarray  # the table players' weights, one row each
     labels: list[str]  # the opponents' labels: player specs, or MEMBER_LABELS for rows of the tables
     plan: GamePlan
+    first: Player | None = None  # a player that plays every game instead of a table's (the tables are then members)
+    opponents: list[Player | None] | None = None  # the opponents themselves (default: built from the labels)
 
 
 # --- opponents ------------------------------------------------------------------
@@ -99,8 +101,9 @@ def shared_plan(batch: Batch) -> SharedPlan:
     """Returns the engine's plan of a batch's games, ready for any number of threads to play."""
     kind, depth, eps, phase_move = batch.player
     plan = batch.plan
-    return SharedPlan(kind, depth, eps, phase_move, batch.tables, [opponent_player(label) for label in batch.labels],
-                      plan.individual, plan.opponent, plan.member, plan.seeds, plan.colours)
+    opponents = batch.opponents if batch.opponents is not None else [opponent_player(label) for label in batch.labels]
+    return SharedPlan(kind, depth, eps, phase_move, batch.tables, opponents, plan.individual, plan.opponent,
+                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first)
 
 
 def play(batch: Batch) -> np.ndarray:
@@ -137,7 +140,8 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
         games = shared_plan(batch)
         results = map_function(play_share, [games] * (parts - 1))  # an executor's map submits at once
     else:
-        pieces = [Batch(batch.player, batch.tables, batch.labels, part) for part in split(batch.plan, parts, costs)]
+        pieces = [Batch(batch.player, batch.tables, batch.labels, part, batch.first, batch.opponents)
+                  for part in split(batch.plan, parts, costs)]
         results = map_function(play, pieces)
     if while_playing is not None:
         while_playing()
@@ -180,6 +184,12 @@ def game_map(workers: int, backend: str = "local", address: str = "") -> Iterato
         return
     with ThreadPoolExecutor(workers - 1, thread_name_prefix="othello-ga") as executor:
         yield executor.map, workers, True
+
+
+def play_here(batch: Batch, workers: int) -> np.ndarray:
+    """Plays a batch on ``workers`` threads of this process (sharing its games) and returns the disc differences."""
+    with game_map(max(1, workers)) as (map_function, parts, shared):
+        return play_batch(batch, map_function, parts, shared=shared)
 
 
 def all_cores() -> int:

@@ -41,6 +41,7 @@ class GamePlan:
     member: np.ndarray  # int32: for member games, the opponent's row in the tables (else -1)
     seeds: np.ndarray  # uint64
     colours: np.ndarray  # uint8: 0 = the table player plays black
+    depth: np.ndarray | None = None  # int32: the table players' search depth in each game (None: their own)
 
     def __len__(self) -> int:
         return int(self.seeds.size)
@@ -48,13 +49,17 @@ class GamePlan:
     def subset(self, games: np.ndarray | slice) -> GamePlan:
         """Returns the plan of the selected games (a boolean mask, indices or a slice)."""
         return GamePlan(self.individual[games], self.opponent[games], self.member[games],
-                        self.seeds[games], self.colours[games])
+                        self.seeds[games], self.colours[games], None if self.depth is None else self.depth[games])
 
     @staticmethod
     def concatenate(plans: Sequence[GamePlan]) -> GamePlan:
-        """Returns the plans one after the other."""
-        return GamePlan(*(np.concatenate([getattr(p, f) for p in plans]) for f in
-                          ("individual", "opponent", "member", "seeds", "colours")))
+        """Returns the plans one after the other (with depths if any of them has some)."""
+        fields = ("individual", "opponent", "member", "seeds", "colours")
+        depths = [p.depth for p in plans]
+        if any(d is None for d in depths) and not all(d is None for d in depths):
+            raise ValueError("plans with and without depths per game cannot be joined")
+        depth = None if not plans or depths[0] is None else np.concatenate(depths)
+        return GamePlan(*(np.concatenate([getattr(p, f) for p in plans]) for f in fields), depth)
 
 
 def split(plan: GamePlan, parts: int, costs: np.ndarray | None = None) -> list[GamePlan]:

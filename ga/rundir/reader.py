@@ -26,7 +26,7 @@ def read_config(run_dir: Path) -> Config:
     path = check_run_dir(run_dir)
     if not (path / CONFIG).is_file():
         raise RunDirError(f"'{run_dir}' has no {CONFIG}; the run directory is damaged")
-    return load_config(path / CONFIG)
+    return load_config(path / CONFIG, run_file=True)
 
 
 def read_records(run_dir: Path, name: str) -> list[dict[str, Any]]:
