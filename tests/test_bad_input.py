@@ -784,3 +784,14 @@ def test_a_config_that_is_a_fifo_is_named_as_not_a_regular_file(tmp_path: Path, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not a regular file" in err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_documented_counts_are_this_suites() -> None:
+    # Runs last in this module: when the whole module ran, docs/runs.md must state the counts it printed.
+    counts = {category: cases.TRIED[category] for category in cases.CATEGORIES}
+    if not all(counts.values()):
+        pytest.skip("only part of the bad-input suite ran")
+    expected = (f"{sum(counts.values()):,} cases per run ("
+                + ", ".join(f"{category} {count:,}" for category, count in counts.items()) + ")")
+    docs = " ".join((ROOT / "docs" / "runs.md").read_text(encoding="utf-8").split())
+    assert expected in docs, f"update docs/runs.md: '{expected}'"
