@@ -300,3 +300,29 @@ def test_the_plot_helper_draws_the_refine_figure_too(refined: Path, tmp_path: Pa
         written = helper.draw(run_dir)
     assert [path.stem for path in written] == [*RUN_FIGURES, "refine"]
     assert (run_dir / "plots" / "refine.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_searching_run_refines_at_its_depths_against_opponents_at_the_same_depth() -> None:
+    data = tiny(games=40, eps=0.1)
+    data["fitness"] = {"player": "alphabeta:1", "depths": [1, 3], "opponents": ["alphabeta:2@classic,eps=0.1"]}
+    data["refine"]["opponents"] = ["alphabeta:2@classic,eps=0.1"]
+    config = config_from_dict(data)
+    assert refine.refine_depths(config) == (1, 3)
+    panel = refine.Panel.build(config.refine, [np.linspace(-1, 1, 64)], refine.refine_depths(config))
+    tasks = refine.generation_tasks(config.refine, panel, 3, 0)
+    for group, _, player, seeds, depth in tasks:
+        assert depth in (1, 3)
+        assert player.kind == "alphabeta" and player.depth == depth  # classic, the restart and random tables alike
+        assert player.eps == (0.0 if group == "random_tables" else 0.1)
+    tables = [np.cos(np.arange(64) * 0.3)]
+    scores = refine.panel_scores(config.refine, tables, tasks, workers=2)
+    for column, group in enumerate(refine.GROUPS):
+        diffs = np.concatenate([
+            play_match(Player("alphabeta", t[4], tables[0], 0.0 if group == "random_tables" else 0.1), t[2], t[3],
+                       (np.arange(len(t[3])) % 2).astype(np.uint8))
+            for t in tasks if t[0] == group])
+        assert scores[0, column] == MatchSummary.from_disc_diffs(group, diffs.tolist()).score
+
+
+def test_a_one_ply_run_refines_at_one_ply() -> None:
+    assert refine.refine_depths(config_from_dict(tiny())) == ()

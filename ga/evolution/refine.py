@@ -22,6 +22,7 @@ interrupted refinement continues where it stopped with the same result.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from deap import base, cma, creator
 
-from engine import Player, build_player
+from engine import Player, build_player, parse_spec
 from ga.config import Config, RefineConfig
 from ga.evolution.genome import contract, expand
 from ga.games import scoring
@@ -58,52 +59,88 @@ def restart_seed(seed: int, restart: int) -> int:
 
 @dataclass
 class Panel:
-    """The players a candidate meets: fixed opponents and the restarts' best tables."""
+    """The players a candidate meets: fixed opponents and the restarts' best tables, by search depth.
 
-    opponents: list[Player]
-    restarts: list[Player]
+    Without depths (a 1-ply run) each has one player, under depth 0; with
+    depths (a run whose player searches), searching opponents and the
+    restarts' tables play at each depth.
+    """
+
+    opponents: list[dict[int, Player]]
+    restarts: list[dict[int, Player]]
+    depths: tuple[int, ...] = ()
 
     @classmethod
-    def build(cls, refine: RefineConfig, restart_tables: Sequence[npt.ArrayLike]) -> Panel:
-        opponents = [build_player(opponent_spec(spec, refine.eps), load_weights=load_weights)
-                     for spec in refine.opponents]
-        restarts = [Player("nhand_custom", 1, np.asarray(table, dtype=np.float64), refine.eps)
-                    for table in restart_tables]
-        return cls(opponents, restarts)
+    def build(cls, refine: RefineConfig, restart_tables: Sequence[npt.ArrayLike],
+              depths: Sequence[int] = ()) -> Panel:
+        levels = tuple(depths) or (0,)
+        opponents = []
+        for spec in refine.opponents:
+            parsed = opponent_spec(spec, refine.eps)
+            opponents.append({d: build_player(dataclasses.replace(parsed, depth=d) if d and parsed.kind == "alphabeta"
+                                              else parsed, load_weights=load_weights) for d in levels})
+        restarts = [{d: _table_player(table, d, refine.eps) for d in levels} for table in restart_tables]
+        return cls(opponents, restarts, tuple(depths))
+
+
+def _table_player(table: npt.ArrayLike, depth: int, eps: float) -> Player:
+    """Returns the player of a table: 1-ply without a depth, else searching at ``depth``."""
+    weights = np.asarray(table, dtype=np.float64)
+    return Player("alphabeta", depth, weights, eps) if depth else Player("nhand_custom", 1, weights, eps)
+
+
+def refine_depths(config: Config) -> tuple[int, ...]:
+    """Returns the depths the refinement plays at: the run's, when its player searches; none (1 ply) otherwise."""
+    spec = parse_spec(config.fitness.player)
+    if spec.kind != "alphabeta":
+        return ()
+    return tuple(config.fitness.depths) or (spec.depth,)
 
 
 def _games_each(games: int, players: int) -> int:
     return max(2, games // players) if players else 0
 
 
-def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: int) -> list[tuple[str, int, Any, Any]]:
-    """Returns one generation's games for any candidate: (group, index, opponent player, seeds).
+Task = tuple[str, int, Player, Any, int]  # group, index, opponent player, seeds, depth (0: 1 ply)
+
+
+def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: int) -> list[Task]:
+    """Returns one generation's games for any candidate: (group, index, opponent player, seeds, depth).
 
     The same for every candidate of the generation; new each generation.
+    With depths, the games against each panel member are dealt to the depths
+    in turn (game i at ``depths[i % n]``), and random table j is played at
+    ``depths[j % n]``.
     """
     games_seed = derive_seed(seed, Stream.REFINE, generation)
-    tasks: list[tuple[str, int, Any, Any]] = []
+    levels = panel.depths or (0,)
+    tasks: list[Task] = []
     for group, players in (("opponents", panel.opponents), ("restarts", panel.restarts)):
         weight = refine.weight_opponents if group == "opponents" else refine.weight_restarts
         if not weight:
             continue
         count = _games_each(refine.games, len(players))
-        for index, player in enumerate(players):
+        for index, by_depth in enumerate(players):
             seeds = game_seeds(derive_seed(games_seed, GROUPS.index(group)), index, count)
-            # In even slices, so that colours alternate within each and threads share the work.
-            tasks.extend((group, index, player, seeds[at:at + CHUNK]) for at in range(0, count, CHUNK))
+            for k, depth in enumerate(levels):
+                dealt = seeds[k::len(levels)]
+                # In even slices, so that colours alternate within each and threads share the work.
+                tasks.extend((group, index, by_depth[depth], dealt[at:at + CHUNK], depth)
+                             for at in range(0, len(dealt), CHUNK))
     if refine.weight_random_tables:
         count = max(1, refine.games // 2)
         key = derive_seed(games_seed, GROUPS.index("random_tables"))
         tables = random_tables(key % 2**63, count)
         seeds = game_seeds(key, 0, 2 * count)
         for index, table in enumerate(tables):
-            tasks.append(("random_tables", index, Player("nhand_custom", 1, table, 0.0), seeds[2 * index:2 * index + 2]))
+            depth = levels[index % len(levels)]
+            tasks.append(("random_tables", index, _table_player(table, depth, 0.0), seeds[2 * index:2 * index + 2],
+                          depth))
     return tasks
 
 
 def panel_scores(
-    refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[tuple[str, int, Any, Any]], workers: int
+    refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[Task], workers: int
 ) -> npt.NDArray[np.float64]:
     """Returns each table's score against each group of the panel (rows: tables; NaN: group not played).
 
@@ -119,16 +156,19 @@ def panel_scores(
             continue
         lengths = np.array([len(t[3]) for t in chosen])
         per_candidate = int(lengths.sum())
+        searching = chosen[0][4] > 0
         plan = GamePlan(
             individual=np.repeat(np.arange(len(candidates), dtype=np.int32), per_candidate),
             opponent=np.tile(np.repeat(np.arange(len(chosen), dtype=np.int32), lengths), len(candidates)),
             member=np.full(per_candidate * len(candidates), -1, dtype=np.int32),
             seeds=np.tile(np.concatenate([np.asarray(t[3], dtype=np.uint64) for t in chosen]), len(candidates)),
             colours=np.tile(np.concatenate([(np.arange(n) % 2).astype(np.uint8) for n in lengths]), len(candidates)),
+            depth=np.tile(np.repeat([t[4] for t in chosen], lengths).astype(np.int32), len(candidates))
+            if searching else None,
         )
         eps = 0.0 if greedy else refine.eps
-        batch = Batch(("nhand_custom", 1, eps, 40), candidates, [t[0] for t in chosen], plan,
-                      opponents=[t[2] for t in chosen])
+        player = ("alphabeta", 1, eps, 40) if searching else ("nhand_custom", 1, eps, 40)
+        batch = Batch(player, candidates, [t[0] for t in chosen], plan, opponents=[t[2] for t in chosen])
         diffs = play_here(batch, workers).reshape(len(candidates), per_candidate)
         group_of = np.repeat([GROUPS.index(t[0]) for t in chosen], lengths)
         for group in np.unique(group_of):
@@ -200,7 +240,7 @@ def refine(
     refine_config, genome, seed = config.refine, config.population.genome, config.experiment.seed
     genes = contract(np.asarray(start_table, dtype=np.float64), genome)
     start = genes / np.abs(genes).max()
-    panel = Panel.build(refine_config, restart_tables)
+    panel = Panel.build(refine_config, restart_tables, refine_depths(config))
     saved = read_state(run_dir, start)
     writer = RunWriter(run_dir)
     if saved is None:
