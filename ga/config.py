@@ -246,6 +246,7 @@ class OutputConfig:
 
     games_csv: bool = _setting(True)
     checkpoint_every: int = _setting(1, _between(1, None))  # generations
+    checkpoint_seconds: float = _setting(1.0, _between(0, 3600))  # at least this long between checkpoints
 
 
 @attrs.frozen
@@ -814,7 +815,7 @@ def with_overrides(
 
 #: Keys that change no result: how long a run is, where and how fast it runs, names and notes.
 _NOT_RESULTS = {"experiment": ("name", "description", "generations"), "compute": ("workers", "backend", "address"),
-                "output": ("checkpoint_every",)}
+                "output": ("checkpoint_every", "checkpoint_seconds")}
 
 
 def result_settings(config: Config) -> dict[str, Any]:

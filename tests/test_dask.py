@@ -40,6 +40,8 @@ def experiment(**sections: dict[str, Any]) -> dict[str, Any]:
                     "colours": "both", "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3,
                     "random_table_games": 2},
         "compute": {"workers": 1},
+        # A checkpoint every generation, however short: these tests kill and stop runs between generations.
+        "output": {"checkpoint_seconds": 0.0},
     }
     for name, values in sections.items():
         data[name] = data.get(name, {}) | values

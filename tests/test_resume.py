@@ -31,6 +31,8 @@ def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
         "fitness": {"opponents": ["random", "nhand:1"], "draw": "one", "games_per_opponent": 3, "colours": "both",
                     "coevolution": 1, "hall_of_fame_games": 1, "hall_of_fame_size": 3, "random_table_games": 2},
         "compute": {"workers": 1},
+        # A checkpoint every generation, however short: these tests kill and stop runs between generations.
+        "output": {"checkpoint_seconds": 0.0},
     }
     for name, values in sections.items():
         data[name] = data.get(name, {}) | values
@@ -447,3 +449,26 @@ def test_a_checkpoint_from_another_config_is_refused(tmp_path: Path) -> None:
                                           r"0.2 in config.toml\)"):
         resume(run_dir, generations=5)
     assert snapshot(run_dir) == before
+
+
+@pytest.mark.parametrize(("seconds", "every", "saved"), [
+    (0.0, 1, [0, 1, 2, 3, 4, 5]),  # every generation
+    (0.0, 2, [1, 3, 5]),  # every second generation, and the last
+    (3600.0, 1, [0, 5]),  # the first, then no more than one an hour: the last
+])
+def test_checkpoints_follow_their_generation_count_and_their_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, every: int, saved: list[int]
+) -> None:
+    import ga.rundir.writer
+
+    written: list[int] = []
+    write = ga.rundir.writer.RunWriter.write_checkpoint
+
+    def record(self: Any, checkpoint: Any) -> None:
+        written.append(checkpoint.generation)
+        write(self, checkpoint)
+
+    monkeypatch.setattr(ga.rundir.writer.RunWriter, "write_checkpoint", record)
+    evolve(config_from_dict(tiny(output={"checkpoint_seconds": seconds, "checkpoint_every": every})),
+           out=tmp_path / "run")
+    assert written == saved

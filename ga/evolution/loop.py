@@ -145,12 +145,14 @@ class GenerationLoop:
             champions = [list(row) for row in checkpoint.champions]
             logbook.extend(previous_records)
         map_function, parts, shared = self.game_map
-        # Batches balanced by measured cost per opponent (timing only: results never depend on it).
+        # Batches balanced by measured cost per opponent, and small ones kept in this thread (timing only:
+        # results never depend on it).
         costs = None
-        if parts > 1 and not shared:
+        if parts > 1:
             width = 128 if genome == "phase" else 64
             costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config), width)
         bar = self.progress(start, total) if self.progress else None
+        last_checkpoint = -float("inf")  # the first generation is saved at once
         done = start
         finished = start >= total
         pending: PendingSave | None = None
@@ -180,7 +182,12 @@ class GenerationLoop:
                 games_played += result.games
                 elapsed += record["generation_s"]
                 checkpoint = None
-                if (generation + 1) % config.output.checkpoint_every == 0 or generation + 1 == total or self.stop.signal:
+                # A checkpoint every checkpoint_every generations, but not more often than checkpoint_seconds
+                # (a rename costs more than a small generation); always at the end and on a signal.
+                due = (generation + 1) % config.output.checkpoint_every == 0 and (
+                    time.perf_counter() - last_checkpoint >= config.output.checkpoint_seconds)
+                if due or generation + 1 == total or self.stop.signal:
+                    last_checkpoint = time.perf_counter()
                     checkpoint = Checkpoint(
                         generation=generation,
                         population=genes,

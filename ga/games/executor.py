@@ -33,6 +33,9 @@ __all__ = [
 ]
 
 SHARE_CHUNK = 64  # games the calling thread plays between two looks at its signals
+# A batch whose games take less than this (by the measured costs) is played by the calling thread
+# alone: handing games to a pool thread and waiting for it costs more than a small batch gains.
+SHARE_MIN_SECONDS = 0.005
 # Tasks per Dask worker thread, of similar measured cost: each task costs a
 # scheduler round trip (docs/cluster.md has the measurements).
 DASK_BATCHES_PER_WORKER = 1
@@ -128,14 +131,17 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
     next unplayed game, so no thread waits while games are left: ``parts - 1``
     of the pool's, and this one once ``while_playing`` has returned. Otherwise
     (tasks for other processes) the plan goes out in up to ``parts`` batches
-    of similar cost (see :func:`ga.games.plan.split`). The results are the same
-    either way. ``while_playing`` is called once, after the games are handed
+    of similar cost (see :func:`ga.games.plan.split`). ``costs`` (seconds a
+    game against each opponent label) also keeps a small shared batch in this
+    thread alone. The results are the same either way. ``while_playing`` is called once, after the games are handed
     out and before they are awaited: the workers play while this thread works.
     """
     if len(batch.plan) == 0:
         if while_playing is not None:
             while_playing()
         return np.zeros(0, dtype=np.int32)
+    if shared and parts > 1 and costs is not None and float(costs[batch.plan.opponent].sum()) < SHARE_MIN_SECONDS:
+        parts = 1  # too small to gain from threads (see SHARE_MIN_SECONDS)
     if shared:
         games = shared_plan(batch)
         results = map_function(play_share, [games] * (parts - 1))  # an executor's map submits at once
