@@ -404,8 +404,8 @@ def format_weights(
     cells = [str(int(value)) if round_ else repr(float(value)) for value in table]
     source = " ".join(source.split())  # one line, so it fits in any comment
     if fmt == "csv":
-        lines = [f"# source: {source}"] if source else []
-        lines += [",".join(cells[row * 8 : row * 8 + 8]) for row in range(len(cells) // 8)]
+        # Plain rows only, so that any CSV reader takes it (pd.read_csv(path, header=None)).
+        lines = [",".join(cells[row * 8 : row * 8 + 8]) for row in range(len(cells) // 8)]
         return "\n".join(lines) + "\n"
     if fmt == "json":
         numbers = [int(value) if round_ else float(value) for value in table]
@@ -453,8 +453,37 @@ def _scaled(
             # Divide first: scale / largest overflows when largest is subnormal.
             weights = weights / largest * scale
     if round_:
-        weights = np.rint(weights) + 0.0  # + 0.0 turns -0.0 into 0.0
+        rounded = np.rint(weights) + 0.0  # + 0.0 turns -0.0 into 0.0
+        merged = _merged_pair(weights, rounded)
+        if merged is not None:
+            low, high = merged
+            message = (f"rounding to integers merges distinct weights ({low:g} and {high:g} both become "
+                       f"{np.rint(low) + 0.0:g}); scale the table (--scale K, e.g. --scale {_suggested_scale(weights)})")
+            if scale is None:
+                raise ValueError(message)  # unscaled, rounding wrecks any table of small weights
+            warnings.warn(message, UserWarning, stacklevel=3)  # the scale was chosen: say what it costs
+        weights = rounded
     return weights
+
+
+def _merged_pair(weights: npt.NDArray[np.float64], rounded: npt.NDArray[np.float64]) -> tuple[float, float] | None:
+    """Returns two distinct weights that round to the same integer, or None if rounding keeps them apart."""
+    first_of: dict[float, float] = {}
+    for value, integer in zip(weights.tolist(), rounded.tolist()):
+        seen = first_of.setdefault(integer, value)
+        if seen != value:
+            return (min(seen, value), max(seen, value))
+    return None
+
+
+def _suggested_scale(weights: npt.NDArray[np.float64]) -> int:
+    """Returns a power of ten that keeps the table's distinct weights distinct once rounded."""
+    for scale in (10, 100, 1000, 10_000, 100_000, 1_000_000):
+        largest = np.abs(weights).max()
+        scaled = weights / largest * scale if largest > 0 else weights
+        if _merged_pair(scaled, np.rint(scaled)) is None:
+            return scale
+    return 1_000_000
 
 
 def _phase_comment(count: int) -> str:

@@ -209,7 +209,7 @@ BAD_SPECS: tuple[tuple[str, str], ...] = (
 USAGE_ERRORS: tuple[list[str], ...] = (
     ["evaluate", "random", "--vs", "random", "--games", "0"],
     ["evaluate", "random", "--games", "2", "--vs"],
-    ["evaluate", "random", "--vs", "random"],
+    ["play", "--black", "--white"],
     ["export", "heuristic", "--format", "yaml"],
     ["export", "heuristic"],
     ["plot", "{tmp}", "--format", "gif"],

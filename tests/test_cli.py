@@ -261,3 +261,26 @@ def test_play_human_propagates_eof() -> None:
 
     with pytest.raises(EOFError):
         play_human(Player("random"), BLACK, 0, ask=ask, say=lambda line: None)
+
+
+def test_play_help_lists_the_moves_and_quit_ends_the_game() -> None:
+    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1"], input="help\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "legal moves: d3 c4 f5 e6" in result.output and "You quit." in result.output
+    assert "Game over" not in result.output
+
+
+def test_play_refuses_both_colours() -> None:
+    assert main(["play", "--black", "--white"]) == EXIT_BAD_INPUT
+
+
+def test_no_arguments_print_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("Usage: othello-ga") and "Commands:" in out and err == ""
+
+
+def test_evaluate_has_a_default_number_of_games() -> None:
+    result = CliRunner().invoke(cli, ["evaluate", "heuristic", "--vs", "random", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "   2000 " in result.output

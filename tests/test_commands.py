@@ -243,7 +243,31 @@ def test_export_a_weights_file(runner: CliRunner, tmp_path: Path) -> None:
     source.write_text(json.dumps({"weights": list(range(64))}))
     result = invoke(runner, export, [source, "--format", "csv"])
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[1] == "0.0,1.0,2.0,3.0,4.0,5.0,6.0,7.0"
+    assert result.stdout.splitlines()[0] == "0.0,1.0,2.0,3.0,4.0,5.0,6.0,7.0"
+
+
+def test_exported_csv_is_plain_rows_any_csv_reader_takes(runner: CliRunner, tmp_path: Path) -> None:
+    result = invoke(runner, export, ["lr06", "--format", "csv", "-o", tmp_path / "lr06.csv"])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(tmp_path / "lr06.csv", header=None)
+    assert frame.shape == (8, 8)
+    assert np.array_equal(frame.to_numpy().ravel(), np.array(TABLES["lr06"]))
+
+
+def test_rounding_that_merges_weights_is_refused_without_a_scale_and_told_with_one(runner: CliRunner) -> None:
+    refused = invoke(runner, export, ["heuristic", "--format", "c", "--round"])
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert "merges distinct weights" in refused.output and "--scale" in refused.output
+    warned = invoke(runner, export, ["heuristic", "--format", "c", "--round", "--scale", "10"])
+    assert warned.exit_code == 0 and "warning: rounding to integers merges distinct weights" in warned.output
+    clean = invoke(runner, export, ["heuristic", "--format", "c", "--round", "--scale", "100"])
+    assert clean.exit_code == 0 and "warning" not in clean.output and "100, -25, 10, 5, 5, 10, -25, 100" in clean.stdout
+
+
+@pytest.mark.parametrize("which", ["mean", "ga_best"])
+def test_which_is_refused_for_a_single_table(runner: CliRunner, which: str) -> None:
+    result = invoke(runner, export, ["heuristic", "--format", "csv", "--which", which])
+    assert result.exit_code == 2 and "selects a table of a run directory" in result.output
 
 
 def test_export_force_replaces_an_existing_file(runner: CliRunner, tmp_path: Path) -> None:

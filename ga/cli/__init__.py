@@ -6,6 +6,8 @@ ends with one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from ga.cli import errors
@@ -31,6 +33,9 @@ for _command in (evolve, resume, play, bench, plot, compare, export, evaluate, s
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line and returns the exit code."""
+    if not (sys.argv[1:] if argv is None else argv):
+        click.echo(cli.get_help(click.Context(cli, info_name=errors.PROG)))  # no command: the help, as --help
+        return 0
     try:
         code = cli.main(args=argv, prog_name=errors.PROG, standalone_mode=False)
     except click.exceptions.Abort:

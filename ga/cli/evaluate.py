@@ -35,7 +35,7 @@ CSV_COLUMNS = (
 @click.argument("player", metavar="WEIGHTS_OR_SPEC")
 @click.option("--vs", "opponents", multiple=True, metavar="SPEC",
               help="Opponent player spec; repeat for several (league default: wpc:1@heuristic).")
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=2000, show_default=True,
               help="Games per opponent (eu: random tables, each played twice).")
 @click.option("--eps", type=click.FloatRange(0.0, 1.0), default=None,
               help="Random-move probability of both players (plain protocol).")

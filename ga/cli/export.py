@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import click
 
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import check_output, note_if_live
+from ga.cli.outputs import check_output, emit_warnings, note_if_live
 from ga.rundir.resolve import WHICH, resolve_weights
 from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, parse_weights, save_weights
 
@@ -48,7 +49,10 @@ def export(
             weights = parse_weights(format_weights(weights, "csv", scale=scale, round_=round_), "csv")
     text = None
     if fmt != "npy":
-        text = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            text = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description)
+        emit_warnings(caught)
     if output is None:
         click.echo(text, nl=False)
         return

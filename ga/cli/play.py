@@ -7,6 +7,7 @@ directly, so tests can drive it.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 
 import click
@@ -54,6 +55,13 @@ def play_human(
             say("Legal moves: " + " ".join(square_name(m) for m in moves))
             while True:
                 text = ask("Your move: ").strip()
+                if text.lower() in ("quit", "exit", "q"):
+                    say("You quit.")
+                    return board
+                if text.lower() in ("help", "?", "h"):
+                    say("Type a square such as d3 to play there; legal moves: "
+                        + " ".join(square_name(m) for m in moves) + ". quit ends the game; so does Ctrl-D.")
+                    continue
                 try:
                     square = parse_square(text)
                 except ValueError as error:
@@ -76,20 +84,37 @@ def play_human(
 
 @click.command(cls=Command)
 @click.argument("opponent", default="wpc:1@heuristic")
-@click.option("--black", "human_colour", flag_value="black", default=True, help="You play black (first).")
-@click.option("--white", "human_colour", flag_value="white", help="You play white.")
+@click.option("--black", is_flag=True, help="You play black (first); the default.")
+@click.option("--white", is_flag=True, help="You play white.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the computer's random choices.")
-def play(opponent: str, human_colour: str, seed: int | None) -> None:
-    """Play against OPPONENT (a player spec, default wpc:1@heuristic) in the terminal."""
+def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
+    """Play against OPPONENT (a player spec or a table, default wpc:1@heuristic) in the terminal.
+
+    Type a square such as d3 to move; help lists the legal moves; quit (or Ctrl-D) ends the game.
+    """
     from engine import WHITE, build_player
     from ga.weights import load_weights
 
+    if black and white:
+        raise click.UsageError("--black and --white exclude each other; give one (black is the default)")
+    human_colour = "white" if white else "black"
     computer = build_player(opponent, load_weights=load_weights)
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "little")
     human = BLACK if human_colour == "black" else WHITE
-    click.echo(f"You play {human_colour} against {opponent} (seed {seed}). Type a square like d3; Ctrl-D quits.")
+    click.echo(f"You play {human_colour} against {opponent} (seed {seed}). "
+               "Type a square like d3; help lists the moves; quit ends the game.")
     try:
-        play_human(computer, human, seed, ask=lambda prompt: input(prompt), say=click.echo)
+        play_human(computer, human, seed, ask=_ask, say=click.echo)
     except (EOFError, KeyboardInterrupt):
         click.echo("\nBye.")
+
+
+def _ask(prompt: str) -> str:
+    """Reads the human's move; a closed terminal ends the game as Ctrl-D does."""
+    if sys.stdin is None or sys.stdin.closed:
+        raise EOFError
+    try:
+        return input(prompt)
+    except RuntimeError as error:  # input() without a usable stdin or stdout
+        raise EOFError from error

@@ -71,6 +71,9 @@ def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.fl
                    if which == "ga_best" else "(it stopped before writing it); resume the run or export a weights file")
             )
         return load_weights(table_path), str(table_path)
+    if which != "best":
+        raise ValueError(f"--which {which} selects a table of a run directory; '{source}' is a single table "
+                         "(leave --which out)")
     if source and (path.exists() or is_path(source)):
         return load_weights(path), str(path)
     table = builtin_table(source)
