@@ -46,7 +46,7 @@ def test_evolve_quick_toml(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["evolve", str(QUICK), "--out", str(out), "--quiet", "--no-plots"])
     assert result.exit_code == 0, result.output
     assert result.exception is None
-    assert f"finished 10 generations; results in {out}" in result.output
+    assert re.search(rf"finished 10 generations in [0-9.]+ s \(GA [0-9.]+ s\), 640 games; results in {re.escape(str(out))}", result.output)
     generations = pd.read_csv(out / "generations.csv")
     assert len(generations) == 10
     assert (out / "best_weights.csv").is_file() and (out / "population.csv").is_file()

@@ -197,14 +197,20 @@ def test_compare_writes_one_figure(runner: CliRunner, tmp_path: Path, run_dir: P
     assert result.stdout.strip() == str(tmp_path / "both.pdf")
 
 
-def test_compare_defaults_to_compare_png_here(
+def test_compare_defaults_to_results_and_never_replaces_without_force(
     runner: CliRunner, tmp_path: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     result = invoke(runner, compare, [run_dir, run_dir, "--format", "svg"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "compare.svg").is_file()
-    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
+    figure = tmp_path / "results" / "compare.svg"
+    assert figure.is_file()
+    assert [path.name for path in (tmp_path / "results").iterdir() if path.name.startswith(".")] == []
+    before = figure.read_bytes()
+    again = invoke(runner, compare, [run_dir, "--format", "svg"])
+    assert again.exit_code == 2 and "pass --force" in again.output and figure.read_bytes() == before
+    assert invoke(runner, compare, [run_dir, "--format", "svg", "--force"]).exit_code == 0
+    assert figure.read_bytes() != before
 
 
 # ---------------------------------------------------------------- export
@@ -396,7 +402,6 @@ BAD_INPUTS = [
     ("evaluate", ["{tmp}", "--vs", "random", "--games", "4"], "is not a run directory"),
     ("evaluate", ["{stopped}", "--vs", "random", "--games", "4"], "has no best_weights.csv"),
     ("evaluate", ["lr06", "--games", "4"], "at least one opponent"),
-    ("evaluate", ["lr06", "--vs", "random"], "Missing option '--games'"),
     ("evaluate", ["lr06", "--vs", "random", "--games", "0"], "--games"),
     ("evaluate", ["lr06", "--vs", "random", "--games", "4", "--eps", "2"], "--eps"),
     ("evaluate", ["lr06", "--vs", "random", "--games", "4", "--protocol", "swiss"], "'swiss' is not one of"),

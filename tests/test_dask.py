@@ -214,11 +214,11 @@ def test_a_killed_worker_changes_nothing(cluster: Any, reference: Path, tmp_path
     victim = sorted(pids.values())[0]
 
     class KillAfterFirstGeneration:
-        def __call__(self, start: int, total: int) -> KillAfterFirstGeneration:
+        def __call__(self, stage: Any) -> KillAfterFirstGeneration:
             return self
 
         def update(self, record: dict[str, Any]) -> None:
-            if record["generation"] == 1:
+            if record.get("generation") == 1:
                 os.kill(victim, signal.SIGKILL)  # the next generation's tasks go out while it dies
 
         def close(self) -> None:
@@ -246,7 +246,7 @@ def test_a_lost_cluster_stops_with_exit_1_and_the_run_resumes_locally(
     class CloseClusterAfterFirstGeneration(ga.cli.progress.Progress):
         def update(self, record: dict[str, Any]) -> None:
             super().update(record)
-            if record["generation"] == 1:
+            if record.get("generation") == 1:
                 doomed.close()
 
     monkeypatch.setattr(ga.cli.run, "Progress", CloseClusterAfterFirstGeneration)
@@ -334,7 +334,7 @@ def test_a_killed_scheduler_process_then_a_resume_on_another_cluster(
         class KillSchedulerAfterFirstGeneration(ga.cli.progress.Progress):
             def update(self, record: dict[str, Any]) -> None:
                 super().update(record)
-                if record["generation"] == 1:
+                if record.get("generation") == 1:
                     scheduler.send_signal(signal.SIGKILL)
                     scheduler.wait()
 

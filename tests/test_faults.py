@@ -145,6 +145,7 @@ def test_a_failing_local_worker_thread_is_one_line_exit_1_and_the_run_resumes(
     # process to kill, but a worker can fail (here on generation 3's games).
     import tomli_w
 
+    monkeypatch.setattr(ga.games.executor, "SHARE_MIN_SECONDS", 0.0)  # tiny batches too go to the pool thread
     config = tmp_path / "tiny.toml"
     config.write_text(tomli_w.dumps(tiny()))
     calls = []

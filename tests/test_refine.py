@@ -170,9 +170,9 @@ def test_an_interrupted_refinement_resumes_to_the_same_files(refined: Path, tmp_
     stopper = SignalAfter(stop_at, signal.SIGINT)
     seen: list[int] = []
 
-    def bar(start: int, total: int) -> Any:
+    def bar(stage: Any) -> Any:
         # Restarts' bars count the GA's generations (3); the refinement's is the last one asked for.
-        seen.append(total)
+        seen.append(stage.total)
         return stopper if len(seen) == 4 else SignalAfter(-1, signal.SIGINT)
 
     original = stopper.update
@@ -194,8 +194,8 @@ def test_an_interrupted_restart_resumes_to_the_same_files(refined: Path, tmp_pat
     run_dir = tmp_path / "run"
     calls: list[int] = []
 
-    def bar(start: int, total: int) -> Any:
-        calls.append(total)
+    def bar(stage: Any) -> Any:
+        calls.append(stage.total)
         return SignalAfter(0 if len(calls) == 2 else -1, signal.SIGINT)  # the first restart, after generation 0
 
     result = evolve(config_from_dict(tiny()), out=run_dir, progress=bar)

@@ -57,11 +57,11 @@ class CrashAfter:
     def __init__(self, generation: int) -> None:
         self.generation = generation
 
-    def __call__(self, start: int, total: int) -> CrashAfter:
+    def __call__(self, stage: Any) -> CrashAfter:
         return self
 
     def update(self, record: dict[str, Any]) -> None:
-        if record["generation"] == self.generation:
+        if record.get("generation") == self.generation:
             raise Crash
 
     def close(self) -> None:
@@ -76,7 +76,7 @@ class SignalAfter(CrashAfter):
         self.signum = signum
 
     def update(self, record: dict[str, Any]) -> None:
-        if record["generation"] == self.generation:
+        if record.get("generation") == self.generation:
             os.kill(os.getpid(), self.signum)
 
 
@@ -139,7 +139,7 @@ def test_a_signal_stops_after_the_generation_and_resume_completes(
 def test_a_second_sigint_stops_at_once_and_the_checkpoint_is_intact(tmp_path: Path, uninterrupted: Path) -> None:
     class TwoInterrupts(CrashAfter):
         def update(self, record: dict[str, Any]) -> None:
-            if record["generation"] == self.generation:
+            if record.get("generation") == self.generation:
                 os.kill(os.getpid(), signal.SIGINT)
                 os.kill(os.getpid(), signal.SIGINT)
 

@@ -44,10 +44,11 @@ def plot(run_dir: Path, fmt: str) -> None:
 @click.command(cls=Command)
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RUN_DIR...")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="Image file to write [default: compare.FORMAT].")
+              help="Image file to write [default: results/compare.FORMAT].")
 @click.option("--format", "fmt", type=click.Choice(PLOT_FORMATS), default=None,
               help="Image format [default: from the suffix of -o, else png].")
-def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None) -> None:
+@click.option("--force", is_flag=True, help="Replace an existing output file.")
+def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, force: bool) -> None:
     """Overlay the rolling win rates of several runs in one figure."""
     from ga.analysis.plots import plot_compare
 
@@ -57,7 +58,8 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None) ->
     for run in runs:
         read_generations(run)
     if output is None:
-        output = Path(f"compare.{fmt or 'png'}")
+        output = Path("results") / f"compare.{fmt or 'png'}"  # results/ holds what runs make (git-ignored)
+        output.parent.mkdir(exist_ok=True)
     elif fmt is None:
         fmt = output.suffix.lstrip(".").lower() or "png"
         if fmt not in PLOT_FORMATS:
@@ -66,7 +68,7 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None) ->
             )
     fmt = fmt or "png"
     output = output.with_suffix(f".{fmt}")
-    check_output(output, force=True)
+    check_output(output, force)
     plot_compare(runs, output, fmt)
     click.echo(str(output))
 

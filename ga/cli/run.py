@@ -11,7 +11,7 @@ import click
 from ga.cli.errors import EXIT_INTERRUPTED, Command
 from ga.cli.progress import Progress
 from ga.games.executor import WorkersLost
-from ga.rundir.layout import CHECKPOINT
+from ga.rundir.layout import CHECKPOINT, PLOTS
 
 __all__ = ["evolve", "resume"]
 
@@ -25,14 +25,17 @@ def _plot_helper(plots: bool) -> Any:
     return PlotHelper()
 
 
-def _finish_run(result: Any, plot_helper: Any) -> None:
+def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
+    drawn = []
     if plot_helper is not None and result.finished:
-        plot_helper.draw(result.run_dir)
+        drawn = plot_helper.draw(result.run_dir)
+    summary = progress.finish()
     if result.finished:
-        click.echo(f"finished {result.generations_done} generations; results in {result.run_dir}")
+        plots = f"; figures in {result.run_dir / PLOTS}" if drawn else ""
+        click.echo(f"finished {result.generations_done} generations in {summary}; results in {result.run_dir}{plots}")
     else:
         click.echo(
-            f"stopped after generation {result.generations_done - 1} (checkpoint saved); "
+            f"stopped during {result.stopped_in} (checkpoint saved); "
             f"continue with: othello-ga resume {result.run_dir}",
             err=True,
         )
@@ -93,13 +96,16 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
            quiet: bool, plots: bool, dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None,
            dask_tls_key: Path | None) -> None:
     """Run the experiment described by the TOML file CONFIG."""
+    from ga.config import load_config, with_overrides
     from ga.evolution.run import evolve as evolve_run
+    from ga.evolution.run import planned_games
 
     _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
+    loaded = with_overrides(load_config(config), seed=seed, generations=generations)
+    progress = Progress(quiet, sum(planned_games(loaded).values()))
     with _plot_helper(plots) as plot_helper:
-        result = _run_on(lambda: evolve_run(config, out=out, seed=seed, generations=generations, workers=workers,
-                                            dask=dask, progress=lambda start, total: Progress(start, total, quiet)))
-        _finish_run(result, plot_helper)
+        result = _run_on(lambda: evolve_run(loaded, out=out, workers=workers, dask=dask, progress=progress))
+        _finish_run(result, plot_helper, progress)
 
 
 @click.command(cls=Command)
@@ -118,7 +124,8 @@ def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: b
     if local and dask is not None:
         raise click.UsageError("--local and --dask exclude each other")
     _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
+    progress = Progress(quiet)
     with _plot_helper(plots) as plot_helper:
         result = _run_on(lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
-                                            local=local, progress=lambda start, total: Progress(start, total, quiet)))
-        _finish_run(result, plot_helper)
+                                            local=local, progress=progress))
+        _finish_run(result, plot_helper, progress)

@@ -32,9 +32,22 @@ from ga.rundir.checkpoint import Checkpoint
 from ga.rundir.manifest import now_iso
 from ga.rundir.writer import GameLog, RunWriter
 
-__all__ = ["GenerationLoop", "PendingSave", "ProgressFactory", "RunResult", "StopRequest"]
+__all__ = ["GenerationLoop", "PendingSave", "ProgressFactory", "RunResult", "Stage", "StopRequest"]
 
-ProgressFactory = Callable[[int, int], Any]
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage of a run, for progress reports: what it is, where it starts and how many steps it has."""
+
+    label: str  # "GA", "restart 3/7", "final tournament", "refinement"
+    start: int
+    total: int
+    unit: str = "generation"  # what a step is: generation, or game for the final tournament
+
+
+#: Makes the progress bar of a stage: ``factory(stage)`` returns an object with
+#: ``update(record)`` (one per step: the step's games and figures) and ``close()``.
+ProgressFactory = Callable[[Stage], Any]
 
 
 class StopRequest:
@@ -97,6 +110,7 @@ class RunResult:
     population: list[Any]
     finished: bool
     generations_done: int
+    stopped_in: str = ""  # where an unfinished run stopped, e.g. "restart 2/7, generation 4"
 
     def logbook_frame(self) -> Any:
         """Returns the logbook as a pandas DataFrame."""
@@ -116,6 +130,7 @@ class GenerationLoop:
     game_map: executor.GameMap
     stop: StopRequest
     progress: ProgressFactory | None = None
+    label: str = "GA"  # the stage this loop is, for progress reports
 
     def run(self, checkpoint: Checkpoint | None, previous_records: list[dict[str, Any]]) -> RunResult:
         """Plays the generations left, then writes the run's results; returns what the run made."""
@@ -151,7 +166,7 @@ class GenerationLoop:
         if parts > 1:
             width = 128 if genome == "phase" else 64
             costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config), width)
-        bar = self.progress(start, total) if self.progress else None
+        bar = self.progress(Stage(self.label, start, total)) if self.progress else None
         last_checkpoint = -float("inf")  # the first generation is saved at once
         done = start
         finished = start >= total
@@ -226,7 +241,8 @@ class GenerationLoop:
         else:
             self.manifest.update(status="interrupted")
         self.writer.write_manifest(self.manifest)
-        return RunResult(self.run_dir, logbook, hall_of_fame, population, finished, done)
+        return RunResult(self.run_dir, logbook, hall_of_fame, population, finished, done,
+                         "" if finished else f"{self.label}, generation {done - 1} of {total}")
 
     def _write_results(self, population: list[Any], hall_of_fame: tools.HallOfFame,
                        champions: list[list[float]]) -> None:
@@ -235,10 +251,17 @@ class GenerationLoop:
         genome = config.population.genome
         best_table = expand(tools.selBest(population, 1)[0], genome)
         if config.final.games:
+            started = time.perf_counter()
+            label = "final tournament" if self.label == "GA" else f"{self.label}, final tournament"
+            bar = self.progress(Stage(label, 0, 1, "tournament")) if self.progress else None
             candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions, genome)
             ranking, games = tournament.run_tournament(config, candidates, self.game_map)
+            if bar is not None:
+                bar.update({"games": games})
+                bar.close()
             self.writer.write_final(ranking)
             self.manifest["final_games"] = games
+            self.manifest["final_s"] = round(time.perf_counter() - started, 3)
             best_table = ranking[0]["weights"]
         self.writer.write_results(
             [expand(ind, genome) for ind in population],

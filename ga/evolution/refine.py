@@ -36,6 +36,7 @@ from deap import base, cma, creator
 from engine import Player, build_player, parse_spec
 from ga.config import Config, RefineConfig
 from ga.evolution.genome import contract, expand
+from ga.evolution.loop import Stage
 from ga.games import scoring
 from ga.games.executor import Batch, opponent_spec, play_here
 from ga.games.plan import GamePlan
@@ -231,11 +232,11 @@ def write_state(writer: RunWriter, start: npt.NDArray[np.float64], generation: i
 
 def refine(
     config: Config, run_dir: Path, start_table: npt.ArrayLike, restart_tables: Sequence[npt.ArrayLike], workers: int,
-    should_stop: Callable[[], bool] = lambda: False, progress: Callable[[int, int], Any] | None = None,
+    should_stop: Callable[[], bool] = lambda: False, progress: Callable[[Any], Any] | None = None,
 ) -> tuple[npt.NDArray[np.float64], list[dict[str, Any]]] | None:
     """Runs (or continues) the refinement; returns the refined table and refine.csv's rows, or None if stopped first.
 
-    ``progress(start, total)`` makes a bar that is updated like the run's.
+    ``progress(stage)`` makes a bar (see :data:`ga.evolution.loop.ProgressFactory`).
     """
     refine_config, genome, seed = config.refine, config.population.genome, config.experiment.seed
     genes = contract(np.asarray(start_table, dtype=np.float64), genome)
@@ -248,7 +249,7 @@ def refine(
         strategy = cma.Strategy(centroid=start.tolist(), sigma=refine_config.sigma, lambda_=refine_config.candidates)
     else:
         first, strategy, rows = saved
-    bar = progress(first, refine_config.generations) if progress else None
+    bar = progress(Stage("refinement", first, refine_config.generations)) if progress else None
     try:
         for generation in range(first, refine_config.generations):
             started = time.perf_counter()
@@ -270,7 +271,7 @@ def refine(
             rows.append(row)
             write_state(writer, start, generation, strategy, rows)
             if bar is not None:
-                bar.update({"games": row["games"], "win_rate": row["score_mean"], "best_fitness": row["score_best"]})
+                bar.update({"games": row["games"], "panel_mean": row["score_mean"], "panel_best": row["score_best"]})
             if should_stop() and generation + 1 < refine_config.generations:
                 return None
     finally:

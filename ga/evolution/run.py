@@ -12,6 +12,7 @@ import dataclasses
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from ga.config import Config, RefineConfig, load_config, replace, settings_difference, with_overrides
 from ga.evolution import fitness, refine
@@ -22,7 +23,7 @@ from ga.rundir.checkpoint import Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
 from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, RunDirError, check_run_dir, generation_columns, restart_dir
 from ga.rundir.manifest import new_manifest, now_iso, read_manifest
-from ga.rundir.reader import read_config, read_records
+from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
 from ga.weights import load_weights, parse_weights
 
@@ -42,12 +43,14 @@ def run(
     progress: ProgressFactory | None = None,
     save_config: Config | None = None,
     lock: RunLock | None = None,
+    label: str = "GA",
 ) -> RunResult:
     """Runs (or, with ``resume``, continues) an experiment in ``run_dir``, holding its lock throughout.
 
     ``save_config`` replaces the run's config.toml once the run directory has
     been checked (a resume that extends the run). ``lock`` is the run
-    directory's lock when the caller holds it already.
+    directory's lock when the caller holds it already; ``label`` names the
+    stage in progress reports ("GA", or a restart's "restart 3/7").
     """
     labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
@@ -77,7 +80,7 @@ def run(
                     owned = lock = RunLock(run_dir).acquire()
                 writer = RunWriter.create(run_dir, config, columns, manifest)
             try:
-                loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress)
+                loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress, label)
                 records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
                 result = loop.run(checkpoint, records)
             except executor.WorkersLost as error:
@@ -101,10 +104,11 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
     ga_best_weights.csv. The result is finished once both are done.
     """
     tables = []
-    for restart in range(1, config.refine.restarts + 1):
-        done = _restart(config, restart_dir(run_dir, restart), restart, progress)
-        if not done:
-            return dataclasses.replace(result, finished=False)
+    count = config.refine.restarts
+    for restart in range(1, count + 1):
+        done = _restart(config, restart_dir(run_dir, restart), restart, count, progress)
+        if not done.finished:
+            return dataclasses.replace(result, finished=False, stopped_in=done.stopped_in)
         tables.append(load_weights(restart_dir(run_dir, restart) / BEST))
     ga_best = (run_dir / BEST).read_text(encoding="utf-8")  # written by the run just now (again when resumed)
     with StopRequest().installed() as stop:
@@ -112,10 +116,14 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
                                 should_stop=lambda: stop.signal is not None, progress=progress)
     writer = RunWriter(run_dir)
     manifest = read_manifest(run_dir)
+    manifest["restarts_s"] = round(sum(_job_seconds(read_manifest(restart_dir(run_dir, k), missing_ok=True))
+                                       for k in range(1, count + 1)), 3)
     if refined is None:
         manifest.update(status="interrupted")
         writer.write_manifest(manifest)
-        return dataclasses.replace(result, finished=False)
+        state = read_refine_state(run_dir) or {}
+        where = f"refinement, generation {state.get('generation', 0)} of {config.refine.generations}"
+        return dataclasses.replace(result, finished=False, stopped_in=where)
     table, rows = refined
     writer.write_refined(table, ga_best)
     manifest.update(status="finished", finished=now_iso(), refine_generations=len(rows),
@@ -125,16 +133,41 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
     return result
 
 
-def _restart(config: Config, path: Path, restart: int, progress: ProgressFactory | None) -> bool:
-    """Runs or continues one restart; returns whether it is finished."""
+def _job_seconds(manifest: dict[str, Any]) -> float:
+    """Returns the seconds a run's stages took, as its manifest records them."""
+    return float(sum(manifest.get(key, 0.0) or 0.0 for key in ("wall_s", "final_s", "restarts_s", "refine_s")
+                     if isinstance(manifest.get(key, 0.0), (int, float))))
+
+
+def _restart(config: Config, path: Path, restart: int, count: int, progress: ProgressFactory | None) -> RunResult:
+    """Runs or continues one restart."""
     seed = refine.restart_seed(config.experiment.seed, restart)
     restart_config = replace(with_overrides(config, seed=seed), refine=RefineConfig())
+    label = f"restart {restart}/{count}"
     if not (path / CHECKPOINT).is_file():
-        return run(restart_config, path, progress=progress).finished
+        return run(restart_config, path, progress=progress, label=label)
     manifest = read_manifest(path)
     if manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations:
-        return True  # (resuming would replay its final tournament)
-    return resume(path, generations=config.experiment.generations, progress=progress).finished
+        return RunResult(path, None, None, [], True, config.experiment.generations)  # (resuming would replay its tournament)
+    return resume(path, generations=config.experiment.generations, progress=progress, label=label)
+
+
+def planned_games(config: Config) -> dict[str, int]:
+    """Returns the games each stage of a run will play, from its config (elites aside: an upper bound)."""
+    generation = fitness.games_per_generation(config)
+    final = config.final.games
+    candidates = config.population.size + 1 + config.fitness.hall_of_fame_size
+    fixed = len({opponent.spec for opponent in config.fitness.opponents})
+    tournament = final * (candidates * (candidates - 1) // 2 + candidates * fixed) if final else 0
+    ga = config.experiment.generations * generation + tournament
+    refined = config.refine
+    groups = sum(1 for weight in (refined.weight_opponents, refined.weight_restarts, refined.weight_random_tables)
+                 if weight)
+    return {
+        "GA": ga,
+        "restarts": refined.restarts * ga if refined.generations else 0,
+        "refinement": refined.generations * refined.candidates * refined.games * groups,
+    }
 
 
 def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path) -> None:
@@ -200,6 +233,7 @@ def resume(
     dask: str | None = None,
     local: bool = False,
     progress: ProgressFactory | None = None,
+    label: str = "GA",
 ) -> RunResult:
     """Continues an interrupted run (or extends a finished one with ``generations``).
 
@@ -220,4 +254,4 @@ def resume(
         backend = "local" if local else "dask" if dask is not None else None
         here = with_overrides(config, workers=workers, backend=backend, address="" if local else dask)
         return run(here, path, resume=True, progress=progress,
-                   save_config=config if config != saved else None, lock=lock)
+                   save_config=config if config != saved else None, lock=lock, label=label)
