@@ -1,6 +1,7 @@
 """Evolution end to end: tiny runs, the files they write and their reproducibility."""
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import random
@@ -412,3 +413,45 @@ def test_clone_copies_genes_fitness_and_birth_and_shares_nothing_mutable() -> No
     assert original[0] == 0.25 and original.fitness.values == (0.75,)
     unevaluated = creator.Individual([1.0])
     assert not clone(unevaluated).fitness.valid
+
+
+# --- by value: the champion archive and the diversity column --------------------------------------------
+
+
+def checkpoints_of(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **sections: dict[str, Any]) -> tuple[list, Path]:
+    """Runs ``tiny`` with a checkpoint every generation and returns the checkpoints written, in order."""
+    import ga.rundir.writer
+
+    written: list = []
+    write = ga.rundir.writer.RunWriter.write_checkpoint
+
+    def record(self: Any, checkpoint: Any) -> None:
+        written.append(copy.deepcopy(checkpoint))
+        write(self, checkpoint)
+
+    monkeypatch.setattr(ga.rundir.writer.RunWriter, "write_checkpoint", record)
+    run_dir = tmp_path / "run"
+    evolve(tiny_config(output={"checkpoint_seconds": 0.0}, **sections), out=run_dir)
+    return written, run_dir
+
+
+def test_the_champion_archive_keeps_the_newest_champions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    written, _ = checkpoints_of(tmp_path, monkeypatch, experiment={"generations": 6},
+                                fitness={"hall_of_fame_size": 2})
+    best = []
+    for checkpoint in written:
+        fittest = max(range(len(checkpoint.fitness)), key=lambda i: (checkpoint.fitness[i], -i))
+        best.append(checkpoint.population[fittest])
+        assert np.array_equal(checkpoint.champions, np.array(best[-2:]))  # the last two generations' best
+
+
+def test_diversity_is_the_mean_over_genes_of_the_spread_across_individuals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written, run_dir = checkpoints_of(tmp_path, monkeypatch)
+    header, rows = read_rows(run_dir / "generations.csv")
+    column = header.index("diversity")
+    for checkpoint, row in zip(written, rows):
+        expected = float(np.mean(np.std(checkpoint.population, axis=0)))  # across individuals, per gene
+        assert float(row[column]) == pytest.approx(expected, rel=1e-12)
+        assert float(row[column]) != pytest.approx(float(np.mean(np.std(checkpoint.population, axis=1))))

@@ -5,6 +5,7 @@ import math
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 from deap import creator
 
@@ -231,3 +232,37 @@ def test_breed_is_a_function_of_the_random_state() -> None:
     third = [list(ind) for ind in breed(population, toolbox, config)]
     assert first == second
     assert first != third
+
+
+# --- by value: selection pressure and the Gaussian step --------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [2, 3, 5])
+def test_tournament_selection_picks_the_best_as_often_as_its_size_says(size: int) -> None:
+    # With k contestants drawn with replacement from n, the best wins a draw with probability 1 - ((n-1)/n)^k.
+    n, draws = 10, 20_000
+    toolbox = build_toolbox(small_config(selection={"tournament_size": size}))
+    population = constant_population(n)
+    random.seed(5)
+    picks = [toolbox.select(population, 1)[0].fitness.values[0] for _ in range(draws)]
+    expected = 1 - ((n - 1) / n) ** size
+    share = picks.count(float(n - 1)) / draws
+    assert abs(share - expected) < 4 * math.sqrt(expected * (1 - expected) / draws)
+
+
+def test_gaussian_mutation_moves_its_share_of_genes_by_sigma() -> None:
+    # sigma 0.02 and gene_probability 0.3: 30% of genes move, by steps of standard deviation 0.02.
+    config = small_config(mutation={"method": "gaussian", "sigma": 0.02, "gene_probability": 0.3,
+                                    "low": -10.0, "high": 10.0})
+    toolbox = build_toolbox(config)
+    random.seed(6)
+    steps = []
+    moved = 0
+    for _ in range(200):
+        child = individual([0.0] * 64, 0.0)
+        toolbox.mutate(child)
+        moved += sum(1 for gene in child if gene != 0.0)
+        steps += [gene for gene in child if gene != 0.0]
+    share = moved / (200 * 64)
+    assert abs(share - 0.3) < 4 * math.sqrt(0.3 * 0.7 / (200 * 64))
+    assert 0.018 < float(np.std(steps)) < 0.022

@@ -159,3 +159,16 @@ def test_resume_after_the_last_generation_replays_the_same_tournament(tmp_path: 
 def test_bad_final_games_is_refused(value: Any) -> None:
     with pytest.raises(ConfigError, match="final.games"):
         config_from_dict(tiny(final={"games": value}))
+
+
+def test_the_second_player_of_a_round_robin_game_scores_one_minus_the_first_players_points() -> None:
+    # Candidate 2 is the second player of both of its games and loses both: its round robin is 0, not 1.
+    plan = GamePlan(
+        individual=np.array([0, 1], dtype=np.int32),
+        opponent=np.array([0, 0], dtype=np.int32),
+        member=np.array([2, 2], dtype=np.int32),
+        seeds=np.arange(2, dtype=np.uint64),
+        colours=np.zeros(2, dtype=np.uint8),
+    )
+    rates = tournament.tournament_scores(plan, np.array([12, 4]), 3, fixed=0)
+    assert rates["round_robin"].tolist() == [1.0, 1.0, 0.0]
