@@ -93,11 +93,15 @@ def parse_spec(text: str) -> PlayerSpec:
                 f"unknown weights table {table!r} in spec {text!r}; built-in tables: {', '.join(TABLES)} (or give a file path)"
             )
     eps, phase_move = 0.0, 40
+    given: set[str] = set()
     for option in filter(None, match["options"].split(",")):
         key, sep, value = option.partition("=")
         key = key.strip()
         if not sep or key not in ("eps", "phase"):
             raise ValueError(f"unknown option {option!r} in spec {text!r}; options are eps=E and phase=N")
+        if key in given:
+            raise ValueError(f"option {key} is given twice in spec {text!r}; give it once")
+        given.add(key)
         if key == "eps":
             try:
                 eps = float(value)

@@ -385,6 +385,7 @@ def format_weights(
     round_: bool = False,
     name: str = "weights",
     source: str = "",
+    phase_move: int | None = None,
 ) -> str:
     """Returns the weight table as text in ``fmt`` (csv, json, markdown, c or python).
 
@@ -392,7 +393,9 @@ def format_weights(
     ``round_`` rounds to integers (and makes the C array ``int``). Floats are
     written with ``repr`` so that :func:`parse_weights` reads them back exactly.
     ``name`` is the variable name in C and Python; ``source`` is recorded in
-    JSON and as a comment where the format allows one.
+    JSON and as a comment where the format allows one, and so is ``phase_move``
+    (the move from which a two-phase table's second half applies; CSV holds
+    numbers only).
 
     >>> print(format_weights(range(64), "csv").splitlines()[1])
     8.0,9.0,10.0,11.0,12.0,13.0,14.0,15.0
@@ -410,17 +413,20 @@ def format_weights(
     if fmt == "json":
         numbers = [int(value) if round_ else float(value) for value in table]
         layout = LAYOUT if len(numbers) == SQUARES else LAYOUT_PHASES
-        return json.dumps({"layout": layout, "weights": numbers, "source": source}) + "\n"
+        document: dict[str, object] = {"layout": layout, "weights": numbers, "source": source}
+        if phase_move is not None and len(numbers) == 2 * SQUARES:
+            document["phase_move"] = phase_move
+        return json.dumps(document) + "\n"
     if fmt == "markdown":
-        return _format_markdown(cells, source)
+        return _format_markdown(cells, source, phase_move)
     if fmt in ("c", "python"):
         if not _C_IDENTIFIER.match(name):
             raise ValueError(f"name must be an identifier, got {name!r}")
         if fmt == "c":
             if round_ and np.abs(table).max(initial=0) > _C_INT_MAX:
                 raise ValueError("rounded weights overflow a C int; pass a smaller scale")
-            return _format_c(cells, name, "int" if round_ else "double", source)
-        return _format_python(cells, name, source)
+            return _format_c(cells, name, "int" if round_ else "double", source, phase_move)
+        return _format_python(cells, name, source, phase_move)
     raise ValueError(f"unknown format {fmt!r}; use one of csv, json, markdown, c, python")
 
 
@@ -486,19 +492,23 @@ def _suggested_scale(weights: npt.NDArray[np.float64]) -> int:
     return 1_000_000
 
 
-def _phase_comment(count: int) -> str:
+def _phase_comment(count: int, phase_move: int | None = None) -> str:
     """Returns the layout sentence shared by the commented formats."""
     text = "index = square, a1 = 0, h1 = 7, a8 = 56, h8 = 63; one rank per line, rank 1 first"
     if count == 2 * SQUARES:
-        text += f"; the first {SQUARES} weights apply before the switch move, the rest after"
+        switch = "the switch move" if phase_move is None else (
+            f"move {phase_move} (phase_move: discs on the board minus 4)")
+        text += f"; the first {SQUARES} weights apply before {switch}, the rest from it on"
     return text
 
 
-def _format_markdown(cells: Sequence[str], source: str) -> str:
+def _format_markdown(cells: Sequence[str], source: str, phase_move: int | None = None) -> str:
     """Returns one markdown table per phase, rank 1 as the top row."""
     header = "| | " + " | ".join(FILE_NAMES) + " |"
     separator = "|---" * 9 + "|"
     blocks = [f"Source: {source}\n"] if source else []
+    if phase_move is not None and len(cells) == 2 * SQUARES:
+        blocks.append(f"The second table applies from move {phase_move} (phase_move: discs on the board minus 4).\n")
     phases = len(cells) // SQUARES
     for phase in range(phases):
         lines = [f"**{PHASE_NAMES[phase]}**\n"] if phases > 1 else []
@@ -510,9 +520,9 @@ def _format_markdown(cells: Sequence[str], source: str) -> str:
     return "\n".join(blocks)
 
 
-def _format_c(cells: Sequence[str], name: str, c_type: str, source: str) -> str:
+def _format_c(cells: Sequence[str], name: str, c_type: str, source: str, phase_move: int | None = None) -> str:
     """Returns a C array definition with one rank per line."""
-    comment = _phase_comment(len(cells))
+    comment = _phase_comment(len(cells), phase_move)
     if source:
         comment += f". Source: {source}"
     comment = comment.replace("*/", "* /")
@@ -526,9 +536,9 @@ def _format_c(cells: Sequence[str], name: str, c_type: str, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _format_python(cells: Sequence[str], name: str, source: str) -> str:
+def _format_python(cells: Sequence[str], name: str, source: str, phase_move: int | None = None) -> str:
     """Returns a Python list literal assigned to ``name``, one rank per line."""
-    lines = [f"# {_phase_comment(len(cells))}."]
+    lines = [f"# {_phase_comment(len(cells), phase_move)}."]
     if source:
         lines.append(f"# Source: {source}")
     lines.append(f"{name} = [")
@@ -573,6 +583,7 @@ def save_weights(
     round_: bool = False,
     name: str = "weights",
     source: str = "",
+    phase_move: int | None = None,
 ) -> Path:
     """Writes the weights atomically and returns the path written.
 
@@ -589,7 +600,7 @@ def save_weights(
         payload = npy_bytes(weights)
     else:
         payload = format_weights(
-            weights, fmt, scale=scale, round_=round_, name=name, source=source
+            weights, fmt, scale=scale, round_=round_, name=name, source=source, phase_move=phase_move
         ).encode("utf-8")
     if not overwrite and path.exists():
         raise _exists_error(path)

@@ -469,3 +469,40 @@ def test_evaluate_eu_warns_when_the_run_trained_on_random_tables(runner: CliRunn
     # Other protocols do not play random tables: no warning.
     league = invoke(runner, evaluate, [trained, "--protocol", "league", "--games", 10, "--workers", 1])
     assert league.exit_code == 0 and "random U(-1, 1)" not in league.stderr
+
+
+# --- a run's own player ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def phase_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from ga.evolution.run import evolve
+
+    run_dir = tmp_path_factory.mktemp("phase") / "run"
+    evolve(config_from_dict({
+        "experiment": {"seed": 1, "generations": 2}, "population": {"size": 6, "parents": 4, "genome": "phase",
+                                                                    "phase_move": 59},
+        "selection": {"tournament_size": 2}, "fitness": {"opponents": ["random"], "games_per_opponent": 2},
+        "compute": {"workers": 1}}), out=run_dir)
+    return run_dir
+
+
+def test_evaluate_a_run_plays_the_runs_own_player_with_its_phase_move(runner: CliRunner, phase_run: Path) -> None:
+    def counts(source: str) -> str:
+        result = invoke(runner, evaluate, [source, "--vs", "nhand:1", "--games", "300", "--seed", "5"])
+        assert result.exit_code == 0, result.output
+        return result.stdout.splitlines()[-1]
+
+    best = phase_run / "best_weights.csv"
+    assert counts(str(phase_run)) == counts(f"wpc:1@{best},phase=59")
+    assert counts(str(phase_run)) != counts(f"wpc:1@{best}")  # the default phase (40) plays other games
+
+
+def test_export_of_a_phase_run_carries_its_phase_move(runner: CliRunner, phase_run: Path, tmp_path: Path) -> None:
+    result = invoke(runner, export, [phase_run, "--format", "json", "-o", tmp_path / "t.json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "t.json").read_text())["phase_move"] == 59
+    assert "move 59" in result.output  # said on the command's output too (for CSV, the only place)
+    c_text = invoke(runner, export, [phase_run, "--format", "c"]).stdout
+    assert "apply before move 59" in c_text
+    assert load_weights(tmp_path / "t.json").size == 128

@@ -11,7 +11,7 @@ from functools import lru_cache
 import pytest
 
 import reference as ref
-from engine import PASS, Board, Player, parse_square
+from engine import PASS, Board, Player, parse_spec, parse_square
 
 EMPTY_ROW = "--------"
 # Black to move: e1 flips three discs and leaves white one reply; e5 flips one
@@ -315,3 +315,10 @@ def test_unit_weights_popcount_path_equals_the_table_path(depth: int) -> None:
         twos = Player("nhand_custom", depth, [2.0] * 64).scores(board)
         assert twos == {square: 2.0 * score for square, score in ones.items()}
         assert ones == Player("nhand", depth).scores(board)
+
+
+def test_an_option_given_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="option eps is given twice"):
+        parse_spec("nhand:1,eps=0.1,eps=0.2")
+    with pytest.raises(ValueError, match="option phase is given twice"):
+        parse_spec("wpc:1@lr06,phase=30,eps=0.1,phase=31")

@@ -183,7 +183,7 @@ def evaluate_player(
                 )
     if protocol == "ladder":
         return ladder(_table_of(spec, weights), opponents, games, depths=depths or LADDER_DEPTHS, seed=seed,
-                      workers=workers)
+                      workers=workers, phase_move=spec.phase_move)
     if depths:
         raise ValueError(f"depths apply to the ladder protocol, not to {protocol!r}")
     player = build_player(spec, weights, load_weights=load_weights)
@@ -232,7 +232,7 @@ def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | None) -> npt.
 
 
 def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths: Sequence[int] = LADDER_DEPTHS,
-           seed: int = 0, workers: int = 1) -> list[MatchSummary]:
+           seed: int = 0, workers: int = 1, phase_move: int = 40) -> list[MatchSummary]:
     """Plays ``alphabeta:d@TABLE`` against ``alphabeta:d@T`` for every opponent table T and depth d.
 
     Both players at eps 0.1, both colours (game i black when i is even), ``games``
@@ -264,7 +264,7 @@ def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths
         colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(pairs)),
         depth=np.repeat(np.array([depth for _, depth in pairs], dtype=np.int32), games),
     )
-    batch = Batch(("alphabeta", 1, LEAGUE_EPS, 40), weights.reshape(1, -1), labels, plan, opponents=rivals)
+    batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move), weights.reshape(1, -1), labels, plan, opponents=rivals)
     diffs = play_here(batch, workers)
     return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
             for k, label in enumerate(labels)]

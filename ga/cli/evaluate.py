@@ -20,7 +20,7 @@ from ga.cli.outputs import check_output, note_if_live
 from ga.config import ConfigError
 from ga.files import atomic_write
 from ga.games.executor import all_cores
-from ga.rundir.resolve import resolve_player
+from ga.rundir.resolve import resolve_player, run_player
 
 __all__ = ["CSV_COLUMNS", "evaluate"]
 
@@ -63,6 +63,8 @@ def evaluate(
     """
     evaluated, label, run_dir = resolve_player(player)
     note_if_live(run_dir)
+    if run_dir is not None and protocol in ("league", "eu", "ladder"):
+        evaluated = label = run_player(run_dir, one_ply=True)  # the protocol sets the player; the run its table
     played = protocol_opponents(protocol, opponents)
     for opponent in played:
         parse_spec(opponent)

@@ -9,7 +9,7 @@ import click
 
 from ga.cli.errors import Command, warn
 from ga.cli.outputs import check_output, emit_warnings, note_if_live
-from ga.rundir.resolve import WHICH, resolve_weights
+from ga.rundir.resolve import WHICH, resolve_weights, run_phase_move
 from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, parse_weights, save_weights
 
 __all__ = ["export"]
@@ -40,7 +40,9 @@ def export(
     in results/reference/; --which seed2021 gives that of the blog's experiment.
     """
     weights, description = resolve_weights(source, which)
-    note_if_live(Path(source) if Path(source).is_dir() else None)
+    run_dir = Path(source) if Path(source).is_dir() else None
+    note_if_live(run_dir)
+    phase_move = run_phase_move(run_dir) if run_dir is not None else None
     if fmt == "npy":
         if output is None:
             raise ValueError("npy is binary; write it to a file with -o FILE")
@@ -51,8 +53,13 @@ def export(
     if fmt != "npy":
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            text = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description)
+            text = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description,
+                                  phase_move=phase_move)
         emit_warnings(caught)
+    if phase_move is not None:
+        # The user's engine must switch tables at the same move: said on every output, whatever the format.
+        warn(f"a two-phase table: its first 64 weights apply before move {phase_move} (phase_move: discs on the "
+             "board minus 4), the last 64 from it on")
     if output is None:
         click.echo(text, nl=False)
         return
@@ -64,7 +71,7 @@ def export(
         )
     check_output(output, force)
     save_weights(output, weights, fmt, overwrite=force, scale=scale, round_=round_, name=name,
-                 source=description)
+                 source=description, phase_move=phase_move)
     if implied is None:
         warn(f"'{output}' has no weights suffix; read it back with load_weights(path, fmt={fmt!r})")
     click.echo(f"wrote {output} ({fmt}, from {description})")

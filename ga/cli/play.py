@@ -9,12 +9,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
 from engine import BLACK, PASS, Board, Player, parse_square, square_name
 
 from ga.cli.errors import Command
+from ga.rundir.layout import check_run_dir
+from ga.rundir.resolve import run_player
 from ga.games.seeds import derive_seed
 
 __all__ = ["describe_result", "play", "play_human"]
@@ -98,6 +101,8 @@ def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
     if black and white:
         raise click.UsageError("--black and --white exclude each other; give one (black is the default)")
     human_colour = "white" if white else "black"
+    if Path(opponent).is_dir():
+        opponent = run_player(check_run_dir(Path(opponent)))  # the run's own player, its settings included
     computer = build_player(opponent, load_weights=load_weights)
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "little")

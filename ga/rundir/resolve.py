@@ -15,10 +15,11 @@ import numpy.typing as npt
 from engine import TABLES, parse_spec
 from engine.players import is_path
 from ga.rundir.layout import BEST, GA_BEST, MEAN, RunDirError, check_run_dir
+from ga.rundir.reader import read_config
 from ga.weights import load_weights
 
 __all__ = ["REFERENCE", "REFERENCE_WHICH", "WHICH", "builtin_names", "builtin_table", "resolve_player",
-           "resolve_weights"]
+           "resolve_weights", "run_phase_move", "run_player"]
 
 REFERENCE = "reference"  # the shipped results of results/reference/
 REFERENCE_WHICH = ("strong", "seed2021")
@@ -84,6 +85,30 @@ def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.fl
     )
 
 
+def run_phase_move(run_dir: Path) -> int | None:
+    """Returns the move a run's two-phase tables switch at (None for a run of 64-weight tables)."""
+    config = read_config(run_dir)
+    return config.population.phase_move if config.population.genome == "phase" else None
+
+
+def run_player(run_dir: Path, which: str = "best", *, one_ply: bool = False) -> str:
+    """Returns the spec of the player a run trained, playing one of its tables (its best by default).
+
+    Every setting the run recorded carries over: the kind and depth of its
+    player and, for a two-phase table, its ``phase_move``; ``one_ply`` keeps
+    the table and the phase but plays it at one ply (the league and eu
+    protocols).
+    """
+    config = read_config(run_dir)
+    table = run_dir / _RUN_TABLES[which]
+    if not table.is_file():
+        raise RunDirError(f"run '{run_dir}' has no {table.name} (it stopped before writing it); resume the run first")
+    spec = parse_spec(config.fitness.player)
+    head = "wpc:1" if one_ply or spec.kind != "alphabeta" and spec.depth == 1 else str(spec)
+    phase = f",phase={config.population.phase_move}" if config.population.genome == "phase" else ""
+    return f"{head}@{table}{phase}"
+
+
 def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path | None]:
     """Returns ``(player, label, run_dir)`` for a table or a player spec (``evaluate``'s WEIGHTS_OR_SPEC).
 
@@ -94,9 +119,13 @@ def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path 
     :raises ValueError: (or a subclass) naming what is wrong.
     """
     path = Path(text)
+    if text and path.is_dir():
+        run_dir = check_run_dir(path)
+        spec = run_player(run_dir)
+        return spec, spec, run_dir
     if text and (path.exists() or builtin_table(text) is not None):
         weights, description = resolve_weights(text)
-        return weights, f"wpc:1 with {description}", path if path.is_dir() else None
+        return weights, f"wpc:1 with {description}", None
     try:
         spec = parse_spec(text)
     except ValueError as error:
