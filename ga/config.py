@@ -727,7 +727,7 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
             problem = "does not exist"
         raise ConfigError(f"config file '{path}' {problem}")
     try:
-        text = config_path.read_bytes().decode("utf-8")
+        text = config_path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # a byte-order mark from some editors
         data = tomllib.loads(text)
     except UnicodeDecodeError as error:
         raise ConfigError(f"config file '{path}' is not valid TOML: not UTF-8 ({error.reason})") from error
@@ -735,6 +735,11 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
         raise ConfigError(f"config file '{path}' is not valid TOML: {error}") from error
     except OSError as error:
         raise ConfigError(f"config file '{path}' cannot be read: {error.strerror or error}") from error
+    except RecursionError:
+        raise ConfigError(f"config file '{path}' is nested too deeply to be an experiment") from None
+    except ValueError as error:  # tomllib's integers of more than 4,300 digits
+        raise ConfigError(f"config file '{path}' is not valid TOML: it holds an integer of more than 4,300 digits "
+                          f"({' '.join(str(error).split(':')[:1])}); an experiment's numbers have a few") from None
 
     if run_file:
         for section, key in OBSOLETE_RUN_KEYS:

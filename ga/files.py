@@ -1,18 +1,21 @@
-"""Writing files whole or not at all: the one atomic write of the project.
+"""Writing files: the one atomic write of the project, and the one policy for files users name.
 
-Every file the tool writes (run files, exported tables, figures, CSVs) is
-written to a temporary file in the same directory, then renamed into place,
-so that a reader sees the old file or the new one, never half of one, and a
-crash leaves no torn file.
+Every regular file the tool writes (run files, exported tables, figures,
+CSVs) is written to a temporary file in the same directory, then renamed
+into place, so that a reader sees the old file or the new one, never half of
+one, and a crash leaves no torn file. :func:`write_output` adds the rules for
+paths a user names on the command line (``-``, devices, FIFOs, links).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "write_output"]
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, overwrite: bool = True,
@@ -70,3 +73,72 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def write_output(path: str | os.PathLike[str], data: str | bytes, *, force: bool) -> str:
+    """Writes a file a user named, by the one output policy of every command; returns what was written to.
+
+    - ``-`` is standard output;
+    - a regular file is replaced atomically, and only with ``force``;
+    - an existing path that is not a regular file (a device, a FIFO, a socket)
+      is opened and written into, never replaced or removed; a FIFO with no
+      reader is refused rather than waited on;
+    - a symbolic link is never replaced: the file it points to is written
+      (by the rules above), and a link to nothing is refused.
+
+    :raises FileExistsError: an existing regular file without ``force``.
+    :raises OSError: the path cannot be written (named in the message).
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    if os.fspath(path) == "-":
+        return _write_stdout(payload)
+    target = Path(path)
+    if target.is_symlink():
+        resolved = target.resolve(strict=False)
+        if not resolved.exists() and not resolved.parent.is_dir():
+            raise FileNotFoundError(f"'{path}' is a link to '{resolved}', whose directory does not exist")
+        target = resolved  # written through: the link itself stays
+    if target.exists() and not target.is_file():
+        if target.is_dir():
+            raise IsADirectoryError(f"cannot write '{path}': it is a directory")
+        return _write_into(target, payload, str(path))
+    if target.exists() and not force:
+        raise FileExistsError(f"'{path}' already exists; pass --force to replace it")
+    try:
+        atomic_write(target, payload, overwrite=force, fsync=True)
+    except FileExistsError:
+        raise FileExistsError(f"'{path}' already exists; pass --force to replace it") from None
+    return str(path)
+
+
+def _write_stdout(payload: bytes) -> str:
+    stream = sys.stdout
+    if stream is None or stream.closed:
+        raise OSError("standard output is closed; write to a file instead (-o FILE)")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (a test's, or a wrapper's)
+        stream.write(payload.decode("utf-8", "replace"))
+    else:
+        stream.flush()
+        buffer.write(payload)
+    stream.flush()
+    return "standard output"
+
+
+def _write_into(target: Path, payload: bytes, shown: str) -> str:
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            raise OSError(f"'{shown}' is a FIFO that nobody reads; start its reader first") from None
+        raise OSError(f"cannot write '{shown}': {error.strerror}") from None
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as error:
+        raise OSError(f"cannot write '{shown}': {error.strerror}") from None
+    finally:
+        os.close(fd)
+    return shown

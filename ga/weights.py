@@ -563,6 +563,9 @@ def load_weights(path: str | os.PathLike[str], fmt: str | None = None) -> npt.ND
     source = str(path)
     if not path.exists():
         raise WeightsError(source, "does not exist", "check the path")
+    if path.is_dir():
+        raise WeightsError(source, "is a directory", "name a weights file in it (e.g. best_weights.csv); where a "
+                                                     "run is accepted (evaluate, export, play), give the run directory alone")
     if not path.is_file():
         raise WeightsError(source, "is not a regular file", "give the path of a weights file")
     fmt = fmt or _format_from_suffix(path)

@@ -102,3 +102,17 @@ def test_random_tables_toml_is_strong_toml_with_two_changes() -> None:
     assert variant.experiment.held_out_claim
 
 
+
+
+def test_every_experiment_file_is_a_valid_config() -> None:
+    for path in sorted((ROOT / "experiments").glob("*.toml")):
+        load_config(path)
+
+
+def test_deep_toml_trains_a_searching_player_at_depths_1_to_4_without_held_out_opponents() -> None:
+    config = load_config(ROOT / "experiments" / "deep.toml")
+    assert config.fitness.player.startswith("alphabeta") and config.fitness.depths == (1, 2, 3, 4)
+    assert config.experiment.held_out_claim
+    from ga.evolution.refine import refine_depths
+
+    assert refine_depths(config) == (1, 2, 3, 4)  # the refinement plays the run's own player

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import matplotlib.image
 import numpy as np
@@ -229,10 +230,10 @@ def test_every_text_fits_in_its_figure_without_overlap(
     checked: list[str] = []
     save = ga.analysis.plots._save
 
-    def check_then_save(figure: Figure, path: Path) -> Path:
+    def check_then_save(figure: Figure, path: Path, *write: Any) -> Path:
         assert_texts_fit(figure, path.stem)
         checked.append(path.stem)
-        return save(figure, path)
+        return save(figure, path, *write)
 
     monkeypatch.setattr(ga.analysis.plots, "_save", check_then_save)
     plot_run(run)

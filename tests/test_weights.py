@@ -407,7 +407,7 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
     missing = tmp_path / "x.csv"
     with pytest.raises(WeightsError, match=f"^weights file '{missing}' does not exist"):
         load_weights(missing)
-    with pytest.raises(WeightsError, match="is not a regular file"):
+    with pytest.raises(WeightsError, match="is a directory; name a weights file in it"):
         load_weights(tmp_path)
     odd = tmp_path / "weights.yaml"
     odd.write_text("[]")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -353,6 +353,7 @@ def plot_compare(
     run_dirs: Sequence[str | os.PathLike[str]],
     out_path: str | os.PathLike[str],
     fmt: str | None = None,
+    write: Callable[[Path, bytes], object] = atomic_write,
 ) -> list[Path]:
     """Overlays the rolling win rate (and its Wilson band) of several runs; returns ``[path]``.
 
@@ -374,7 +375,7 @@ def plot_compare(
         axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2,
                   label=f"{label}, rolling {window} gen")
     _finish_rate_axes(axes)
-    return [_save(figure, path)]
+    return [_save(figure, path, write)]
 
 
 # ---------------------------------------------------------------- figures
@@ -563,13 +564,13 @@ def _line_height(size: float) -> float:
     return 1.2 * size / 72
 
 
-def _save(figure: Figure, path: Path) -> Path:
+def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write) -> Path:
     """Writes the figure at its own size (no tight bbox, so pixel sizes are predictable), whole or not at all."""
     fmt = path.suffix.lstrip(".")
     image = io.BytesIO()
     figure.savefig(image, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
     figure.clear()  # frees the artists now rather than at garbage collection
-    atomic_write(path, image.getvalue())
+    write(path, image.getvalue())
     return path
 
 

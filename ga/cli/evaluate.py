@@ -18,7 +18,7 @@ from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, warn
 from ga.cli.outputs import check_output, note_if_live
 from ga.config import ConfigError
-from ga.files import atomic_write
+from ga.files import write_output
 from ga.games.executor import all_cores
 from ga.rundir.resolve import resolve_player, run_player
 
@@ -97,10 +97,7 @@ def evaluate(
     click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else ""))
     click.echo(_format_table(summaries))
     if csv_path is not None:
-        try:
-            atomic_write(csv_path, _csv_text(summaries, label, protocol, eps, seed), overwrite=force)
-        except FileExistsError:
-            raise FileExistsError(f"'{csv_path}' already exists; pass --force to replace it") from None
+        write_output(csv_path, _csv_text(summaries, label, protocol, eps, seed), force=force)
         click.echo(f"wrote {csv_path}")
 
 

@@ -10,7 +10,8 @@ import click
 from ga.cli.errors import Command, warn
 from ga.cli.outputs import check_output, emit_warnings, note_if_live
 from ga.rundir.resolve import WHICH, resolve_weights, run_phase_move
-from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, parse_weights, save_weights
+from ga.files import write_output
+from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, npy_bytes, parse_weights
 
 __all__ = ["export"]
 
@@ -61,7 +62,7 @@ def export(
         warn(f"a two-phase table: its first 64 weights apply before move {phase_move} (phase_move: discs on the "
              "board minus 4), the last 64 from it on")
     if output is None:
-        click.echo(text, nl=False)
+        write_output("-", text, force=True)
         return
     implied = FORMAT_BY_SUFFIX.get(output.suffix.lower())
     if implied is not None and implied != fmt:
@@ -70,8 +71,7 @@ def export(
             f"name it with a {fmt} suffix or pass --format {implied}"
         )
     check_output(output, force)
-    save_weights(output, weights, fmt, overwrite=force, scale=scale, round_=round_, name=name,
-                 source=description, phase_move=phase_move)
+    write_output(output, npy_bytes(weights) if fmt == "npy" else text, force=force)
     if implied is None:
         warn(f"'{output}' has no weights suffix; read it back with load_weights(path, fmt={fmt!r})")
     click.echo(f"wrote {output} ({fmt}, from {description})")

@@ -10,7 +10,8 @@ import click
 from ga.analysis.summary import summarize_run
 from ga.cli.errors import Command
 from ga.cli.outputs import check_output, emit_warnings, note_if_live
-from ga.rundir.layout import PLOTS, check_run_dir
+from ga.files import write_output
+from ga.rundir.layout import PLOTS, check_no_links, check_run_dir
 from ga.rundir.reader import read_generations
 
 __all__ = ["PLOT_FORMATS", "compare", "plot", "show"]
@@ -33,6 +34,9 @@ def plot(run_dir: Path, fmt: str) -> None:
     run = check_run_dir(run_dir)
     note_if_live(run)
     read_generations(run)  # a run without generations has nothing to plot: fail before writing
+    check_no_links(run, [PLOTS])
+    if (run / PLOTS).is_dir():
+        check_no_links(run / PLOTS, [path.name for path in (run / PLOTS).iterdir()])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         written = plot_run(run, run / PLOTS, fmt)  # each figure replaced whole (ga.files.atomic_write)
@@ -69,7 +73,7 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
     fmt = fmt or "png"
     output = output.with_suffix(f".{fmt}")
     check_output(output, force)
-    plot_compare(runs, output, fmt)
+    plot_compare(runs, output, fmt, write=lambda path, data: write_output(path, data, force=force))
     click.echo(str(output))
 
 
@@ -77,4 +81,4 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
 @click.argument("run_dir", type=click.Path(path_type=Path))
 def show(run_dir: Path) -> None:
     """Summarize RUN_DIR: progress, win rates, files and the best table."""
-    click.echo(summarize_run(run_dir), nl=False)
+    write_output("-", summarize_run(run_dir), force=True)

@@ -14,13 +14,19 @@ __all__ = ["check_output", "emit_warnings", "note_if_live"]
 
 
 def check_output(path: Path, force: bool) -> None:
-    """Raises before any work if ``path`` cannot be written or would be overwritten without ``force``."""
-    parent = path.parent
+    """Raises before any work if ``path`` cannot be written by the output policy (:func:`ga.files.write_output`)."""
+    if str(path) == "-":
+        return
+    target = path.resolve(strict=False) if path.is_symlink() else path  # a link is written through
+    parent = target.parent
     if not parent.is_dir():
-        raise FileNotFoundError(f"cannot write '{path}': directory '{parent}' does not exist")
-    if path.is_dir():
+        link = f" (the link '{path}' points there)" if target is not path else ""
+        raise FileNotFoundError(f"cannot write '{target}': directory '{parent}' does not exist{link}")
+    if target.is_dir():
         raise IsADirectoryError(f"cannot write '{path}': it is a directory")
-    if path.exists() and not force:
+    if target.exists() and not target.is_file():
+        return  # a device, FIFO or socket: written into, never replaced
+    if target.exists() and not force:
         raise FileExistsError(f"'{path}' already exists; pass --force to replace it")
     if not os.access(parent, os.W_OK):
         raise PermissionError(f"cannot write '{path}': directory '{parent}' is not writable")

@@ -21,7 +21,7 @@ from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRe
 from ga.games import executor
 from ga.rundir.checkpoint import Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
-from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, RunDirError, check_run_dir, generation_columns, restart_dir
+from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, RunDirError, check_no_links, check_run_dir, generation_columns, restart_dir
 from ga.rundir.manifest import new_manifest, now_iso, read_manifest
 from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
@@ -242,6 +242,7 @@ def resume(
     results, so neither is saved in the run's config.toml.
     """
     path = check_run_dir(run_dir)
+    check_no_links(path)
     with RunLock(path) as lock:
         saved = read_config(path)
         checkpoint = read_checkpoint(path)

@@ -15,7 +15,7 @@ from engine import SQUARE_NAMES
 __all__ = [
     "BEST", "CHECKPOINT", "CONFIG", "FINAL", "GAMES", "GAME_COLUMNS", "GA_BEST", "GENERATIONS", "HALL_OF_FAME",
     "LOCK", "MANIFEST", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE", "RESTARTS", "RUN_FILES",
-    "RunDirError", "check_run_dir", "generation_columns", "restart_dir", "weight_columns",
+    "WRITTEN", "RunDirError", "check_no_links", "check_run_dir", "generation_columns", "restart_dir", "weight_columns",
 ]
 
 CONFIG = "config.toml"
@@ -80,6 +80,26 @@ def check_run_dir(run_dir: str | os.PathLike[str]) -> Path:
             "run `othello-ga evolve CONFIG` first"
         )
     return path
+
+
+#: Everything the tool writes inside a run directory.
+WRITTEN = (CONFIG, MANIFEST, GENERATIONS, GAMES, POPULATION, BEST, MEAN, HALL_OF_FAME, FINAL, GA_BEST, REFINE_CSV,
+           REFINE_STATE, RESTARTS, CHECKPOINT, PLOTS, LOCK)
+
+
+def check_no_links(run_dir: Path, names: Sequence[str] = WRITTEN) -> None:
+    """Raises RunDirError if any of ``names`` in ``run_dir`` is a symbolic link.
+
+    Inside a run directory the tool writes only plain files and folders: a
+    run directory that travelled (unzipped, copied, downloaded) with a link
+    where the tool would write could make it append to, truncate or replace
+    a file outside the run. It is refused before anything is written.
+    """
+    for name in names:
+        path = Path(run_dir) / name
+        if path.is_symlink():
+            raise RunDirError(f"'{path}' is a symbolic link; a run directory holds plain files only (the tool "
+                              "would write through it): replace the link with the file it points to, or remove it")
 
 
 def restart_dir(run_dir: Path, restart: int) -> Path:

@@ -129,8 +129,8 @@ def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path 
     try:
         spec = parse_spec(text)
     except ValueError as error:
-        if is_path(text):
-            load_weights(path)  # raises "weights file '...' does not exist"
+        if is_path(text) and "@" not in text:
+            load_weights(path)  # raises "weights file '...' does not exist" (or names what else it is)
         raise ValueError(
             f"{error}; WEIGHTS_OR_SPEC may also be a weights file, a run directory "
             f"or a built-in table ({builtin_names()})"
