@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ga.rundir.layout import BEST, GENERATIONS, OPTIONAL, RUN_FILES, check_run_dir
+from ga.rundir.layout import (
+    BEST, CHECKPOINT, CONFIG, FINAL, GA_BEST, GAMES, GENERATIONS, HALL_OF_FAME, MANIFEST, MEAN, OPTIONAL, POPULATION,
+    REFINE_CSV, REFINE_STATE, RUN_FILES, check_run_dir,
+)
 from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
-from ga.rundir.reader import experiment_name
+from ga.rundir.reader import experiment_name, read_config
 from ga.weights import FILE_NAMES, WeightsError, load_weights
 
 if TYPE_CHECKING:
@@ -81,7 +84,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
         file_path = path / name
         if file_path.exists():
             lines.append(f"  {str(file_path):<{_path_width(path)}}  {description}")
-    missing = [name for name in RUN_FILES if name not in OPTIONAL and not (path / name).exists()]
+    missing = [name for name in _expected_files(path, manifest) if not (path / name).exists()]
     if missing:
         lines.append(f"  missing: {', '.join(missing)}")
 
@@ -156,15 +159,69 @@ def _games_played(manifest: dict[str, Any], generations: pd.DataFrame | None) ->
     return f"{games:,}" if isinstance(games, int) else _text(games)
 
 
+_STAGES = (("wall_s", "GA"), ("final_s", "final tournament"), ("restarts_s", "restarts"), ("refine_s", "refinement"))
+
+
+def _seconds(value: object) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return float(value) if ok else None
+
+
 def _wall_time(manifest: dict[str, Any]) -> str:
-    seconds = manifest.get("wall_s")
-    if not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+    """Returns the whole job's time, with each stage's share when it had more than one."""
+    stages = [(label, _seconds(manifest.get(key))) for key, label in _STAGES if key in manifest]
+    known = [(label, seconds) for label, seconds in stages if seconds is not None]
+    if not known:
         return "?"
+    total = sum(seconds for _, seconds in known)
+    clock = _clock_seconds(manifest)
+    if clock is not None and clock > total:
+        # From start to finish: what the stages recorded by earlier versions leave out (restarts, writing) too.
+        known.append(("the rest", clock - total))
+        total = clock
+    text = _duration(total)
+    if len(known) > 1 and total > 0:
+        text += " (" + ", ".join(f"{label} {_duration(seconds)}, {seconds / total:.0%}" for label, seconds in known) + ")"
+    return text
+
+
+def _clock_seconds(manifest: dict[str, Any]) -> float | None:
+    """Returns the seconds from a finished run's start to its finish, or None."""
+    import calendar
+    import time
+
+    try:
+        started, finished = (calendar.timegm(time.strptime(str(manifest[key]), "%Y-%m-%dT%H:%M:%SZ"))
+                             for key in ("started", "finished"))
+    except (KeyError, ValueError, TypeError, OverflowError):
+        return None
+    return float(finished - started) if finished >= started else None
+
+
+def _duration(seconds: float) -> str:
     if seconds < 60:
         return f"{seconds:.1f} s"
     minutes, secs = divmod(round(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+def _expected_files(path: Path, manifest: dict[str, Any]) -> list[str]:
+    """Returns the files this run should have by now: by its config (games.csv may be off) and its status."""
+    try:
+        config = read_config(path)
+    except (ValueError, OSError):
+        return [name for name in RUN_FILES if name not in OPTIONAL]
+    expected = [CONFIG, MANIFEST, GENERATIONS, CHECKPOINT]
+    if config.output.games_csv:
+        expected.append(GAMES)
+    if manifest.get("status") in ("finished", "refining"):
+        expected += [POPULATION, BEST, MEAN, HALL_OF_FAME]
+        if config.final.games:
+            expected.append(FINAL)
+    if manifest.get("status") == "finished" and config.refine.generations:
+        expected += [GA_BEST, REFINE_CSV, REFINE_STATE]
+    return expected
 
 
 def _win_rate_rows(generations: pd.DataFrame | None) -> list[tuple[str, str]]:
