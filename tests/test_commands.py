@@ -234,6 +234,7 @@ def test_export_to_a_file_round_trips(runner: CliRunner, run_dir: Path, tmp_path
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.filterwarnings("ignore:rounding to integers merges distinct weights")
 def test_export_scaled_and_rounded_built_in_table(runner: CliRunner, tmp_path: Path, fmt: str) -> None:
     path = tmp_path / f"lr06{SUFFIX[fmt]}"
     result = invoke(runner, export, ["lr06", "--format", fmt, "--scale", 100, "--round", "-o", path])

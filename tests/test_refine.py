@@ -240,7 +240,7 @@ def test_plots_and_summary_show_the_refinement(refined: Path, tmp_path: Path) ->
     from ga.analysis.summary import summarize_run
 
     written = plot_run(refined, tmp_path / "plots")
-    assert [path.stem for path in written] == [*RUN_FIGURES, "refine"]
+    assert [path.stem for path in written] == [*RUN_FIGURES, "ga_best_weights", "refine"]
     plain = tiny()
     del plain["refine"]
     evolve(config_from_dict(plain), out=tmp_path / "plain")
@@ -298,7 +298,7 @@ def test_the_plot_helper_draws_the_refine_figure_too(refined: Path, tmp_path: Pa
     shutil.copytree(refined, run_dir, ignore=shutil.ignore_patterns("plots"))
     with PlotHelper() as helper:
         written = helper.draw(run_dir)
-    assert [path.stem for path in written] == [*RUN_FIGURES, "refine"]
+    assert [path.stem for path in written] == [*RUN_FIGURES, "ga_best_weights", "refine"]
     assert (run_dir / "plots" / "refine.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

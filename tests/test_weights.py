@@ -112,6 +112,7 @@ def test_phase_tables_are_marked() -> None:
     assert markdown.count("| | a | b |") == 2 and "**after the switch move**" in markdown
 
 
+@pytest.mark.filterwarnings("ignore:rounding to integers merges distinct weights")
 def test_scale_sets_the_largest_magnitude() -> None:
     weights = CLASSIC / 7.0
     scaled = parse_weights(format_weights(weights, "csv", scale=64), "csv")
@@ -148,6 +149,7 @@ def test_phase_tables_round_trip_exactly(fmt: str, weights: npt.NDArray[np.float
 
 
 @pytest.mark.parametrize("fmt", TEXT_FORMATS)
+@pytest.mark.filterwarnings("ignore:rounding to integers merges distinct weights")
 @settings(max_examples=20, deadline=None)
 @given(
     weights=st.one_of(arrays(np.float64, 64, elements=st.floats(-1e6, 1e6)), weight_vectors),

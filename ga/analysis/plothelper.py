@@ -140,7 +140,7 @@ def _draw(run_dir: str) -> list[Path]:
     drawing in parallel saved; one import and a fork at the end gets both.
     Without ``fork`` (not POSIX) this process draws them all.
     """
-    from ga.analysis.plots import REFINE_FIGURE, RUN_FIGURES, plot_run
+    from ga.analysis.plots import FIGURE_ORDER, REFINE_FIGURE, RUN_FIGURES, plot_run
 
     if not hasattr(os, "fork"):
         return plot_run(run_dir)
@@ -169,4 +169,4 @@ def _draw(run_dir: str) -> list[Path]:
     if "written" not in theirs:
         raise RuntimeError(theirs["error"])
     written += [Path(path) for path in theirs["written"]]
-    return sorted(written, key=lambda path: (*RUN_FIGURES, REFINE_FIGURE).index(path.stem))
+    return sorted(written, key=lambda path: FIGURE_ORDER.index(path.stem))

@@ -35,11 +35,12 @@ from matplotlib.textpath import TextToPath
 
 from ga.files import atomic_write
 from ga.analysis.stats import MatchSummary, wilson_interval
-from ga.rundir.reader import experiment_name, read_generations, writes_games
+from ga.rundir.reader import experiment_name, read_generations, run_settings, writes_games
 from ga.weights import FILE_NAMES, PHASE_NAMES, load_weights
 
 __all__ = [
     "DPI",
+    "FIGURE_ORDER",
     "FIGURE_SIZES",
     "OPPONENT_PREFIX",
     "PLOT_FORMATS",
@@ -83,6 +84,11 @@ RUN_FIGURES = (
 )
 #: Drawn after :data:`RUN_FIGURES` for refined runs (those with refine.csv).
 REFINE_FIGURE = "refine"
+#: Every figure a run may have, in the order they are listed.
+FIGURE_ORDER = (*RUN_FIGURES, "ga_best_weights", REFINE_FIGURE)
+#: Readable names of the opponents that are not player specs.
+OPPONENT_NAMES = {"population": "the population (coevolution: 0.5 is expected)",
+                  "hall_of_fame": "earlier champions (hall of fame)", "random_tables": "random U(-1, 1) tables"}
 # Margins in inches around the axes of each figure kind: left (y tick labels and
 # label), right, bottom (x tick labels and label), top without the title, and the
 # gap between stacked axes. Measured for the default 10 pt DejaVu Sans.
@@ -180,7 +186,7 @@ def run_label(run_dir: str | os.PathLike[str]) -> str:
     """Returns "experiment name (dir name)", or the dir name when there is no name."""
     directory = Path(run_dir).resolve().name
     name = experiment_name(run_dir)
-    return f"{name} ({directory})" if name else directory
+    return f"{name} ({directory})" if name and name != directory else directory
 
 
 # ---------------------------------------------------------------- drawing
@@ -201,7 +207,7 @@ def draw_win_rate(axes: Axes, curve: pd.DataFrame, window: int) -> None:
 
 
 def draw_weights(
-    figure: Figure, weights: npt.ArrayLike, title: str = "weights"
+    figure: Figure, weights: npt.ArrayLike, title: str = "weights", scale: float | None = None
 ) -> list[Axes]:
     """Draws 8x8 heatmap(s) of 64 (or 128) weights on ``figure``; rank 1 is the top row.
 
@@ -213,6 +219,8 @@ def draw_weights(
         raise ValueError(f"expected 64 or 128 weights, got {values.size}")
     boards = values.reshape(-1, 8, 8)
     largest = float(np.abs(values).max()) if np.isfinite(values).any() else 0.0
+    if scale is not None:
+        largest = max(largest, float(scale))  # a scale shared with other tables
     norm = Normalize(vmin=-(largest or 1.0), vmax=largest or 1.0)
     grid, colorbar_axes = _heatmap_axes(figure, len(boards), title)
     image = None
@@ -270,6 +278,7 @@ def plot_weights(
     out_path: str | os.PathLike[str],
     title: str = "weights",
     fmt: str | None = None,
+    scale: float | None = None,
 ) -> list[Path]:
     """Writes a heatmap of 64 (or 128, side by side) weights and returns ``[path]``.
 
@@ -278,7 +287,7 @@ def plot_weights(
     path = _output_path(out_path, fmt)
     size = "weights" if np.asarray(weights).size == 64 else "weights_phases"
     figure = _new_figure(size)
-    draw_weights(figure, weights, title)
+    draw_weights(figure, weights, title, scale)
     return [_save(figure, path)]
 
 
@@ -313,6 +322,10 @@ def plot_run(
     if "win_rate" in selected:
         figure, (axes,) = _new_axes("win_rate", f"Win rate per generation: {label}")
         draw_win_rate(axes, rolling_win_rate(generations, window), window)
+        fitness = _fitness_of(run_dir)
+        if fitness.get("coevolution") or fitness.get("hall_of_fame_games"):
+            axes.text(0.01, 0.02, "includes games against the population and earlier champions, "
+                      "whose strength rises with it", transform=axes.transAxes, fontsize=8, color="dimgrey")
         written.append(_save(figure, out_dir / f"win_rate.{fmt}"))
 
     if "win_rate_by_opponent" in selected:
@@ -326,19 +339,33 @@ def plot_run(
             written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
         elif writes_games(run_dir):
             warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
+        else:
+            warnings.warn("skipping opponent_bars: it counts every game, and this run's config turned games.csv "
+                          "off (output.games_csv = false); win_rate_by_opponent shows the same opponents",
+                          stacklevel=2)
 
     if "fitness" in selected:
-        written.append(_save(_fitness_figure(generations, label), out_dir / f"fitness.{fmt}"))
+        unit = "mean disc difference" if _fitness_of(run_dir).get("score") == "disc_diff" else "win rate, draw = 1/2"
+        written.append(_save(_fitness_figure(generations, label, unit), out_dir / f"fitness.{fmt}"))
 
-    for stem, description in (("best_weights", "best individual"), ("mean_weights", "population mean")):
-        if stem not in selected:
+    refined = (run_dir / "ga_best_weights.csv").is_file()
+    tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
+              if (run_dir / f"{stem}.csv").is_file()}
+    # One colour scale for the tables drawn together, so that equal colours are equal weights across them.
+    largest = max((float(np.abs(t).max()) for t in tables.values()), default=1.0) or 1.0
+    titles = {"best_weights": "The refined table (CMA-ES's final centroid)" if refined else
+              "The best table (the run's pick)",
+              "mean_weights": "The population's mean table (the GA's last generation)",
+              "ga_best_weights": "The GA's best table, before the refinement"}
+    for stem in ("best_weights", "mean_weights", "ga_best_weights"):
+        if stem not in selected and not (stem == "ga_best_weights" and "best_weights" in selected and refined):
             continue
-        weights_path = run_dir / f"{stem}.csv"
-        if not weights_path.is_file():
-            warnings.warn(f"{weights_path} does not exist; skipping {stem}", stacklevel=2)
+        if stem not in tables:
+            if stem != "ga_best_weights":
+                warnings.warn(f"{run_dir / (stem + '.csv')} does not exist; skipping {stem}", stacklevel=2)
             continue
-        written += plot_weights(load_weights(weights_path), out_dir / f"{stem}.{fmt}",
-                                title=f"Weights of the {description}: {label}")
+        written += plot_weights(tables[stem], out_dir / f"{stem}.{fmt}", title=f"{titles[stem]}: {label}",
+                                scale=largest)
 
     refine_path = run_dir / "refine.csv"
     if REFINE_FIGURE in selected and refine_path.is_file():
@@ -381,6 +408,11 @@ def plot_compare(
 # ---------------------------------------------------------------- figures
 
 
+def _fitness_of(run_dir: Path) -> dict:
+    fitness = run_settings(run_dir).get("fitness", {})
+    return fitness if isinstance(fitness, dict) else {}
+
+
 def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> Figure:
     """Returns a figure with one rolling win-rate line per opponent style."""
     figure, (axes,) = _new_axes(
@@ -394,7 +426,7 @@ def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> F
             continue
         # NaN marks generations where this style was not played; the mean skips them.
         rolling = rates.rolling(window, min_periods=1).mean()
-        axes.plot(ordered["generation"], rolling, color=colour, lw=2, label=opponent)
+        axes.plot(ordered["generation"], rolling, color=colour, lw=2, label=OPPONENT_NAMES.get(opponent, opponent))
         drawn += 1
     if not drawn:
         axes.text(0.5, 0.5, "no per-opponent win rates in generations.csv",
@@ -441,8 +473,8 @@ def _opponent_bars_figure(games: pd.DataFrame, label: str) -> Figure:
     return figure
 
 
-def _fitness_figure(generations: pd.DataFrame, label: str) -> Figure:
-    """Returns fitness min/mean/max per generation above a diversity panel."""
+def _fitness_figure(generations: pd.DataFrame, label: str, unit: str = "win rate, draw = 1/2") -> Figure:
+    """Returns fitness min/mean/max per generation above a diversity panel; ``unit`` names the fitness."""
     figure, (fitness_axes, diversity_axes) = _new_axes(
         "fitness", f"Fitness and diversity: {label}", height_ratios=(2.0, 1.0))
     ordered = generations.sort_values("generation")
@@ -450,17 +482,23 @@ def _fitness_figure(generations: pd.DataFrame, label: str) -> Figure:
     if {"fitness_min", "fitness_max"} <= set(ordered.columns):
         fitness_axes.fill_between(generation, ordered["fitness_min"], ordered["fitness_max"],
                                   color="tab:green", alpha=0.2, label="min to max")
+    names = {"fitness_mean": "population mean", "fitness_max": "population max", "fitness_min": "population min",
+             "best_fitness": "best ever (hall of fame)"}
     for column, style in (("fitness_mean", "-"), ("fitness_max", ":"), ("fitness_min", ":"),
                           ("best_fitness", "--")):
         if column in ordered.columns:
             fitness_axes.plot(generation, ordered[column], ls=style, lw=1.8 if style == "-" else 1.2,
-                              label=column.replace("_", " "))
-    fitness_axes.set_ylabel("fitness")
+                              label=names[column])
+    fitness_axes.set_ylabel(f"fitness ({unit})")
     fitness_axes.grid(alpha=0.3)
-    fitness_axes.legend(loc="best", fontsize=9)
+    _headroom(fitness_axes, 0.3)  # the legend sits above the curves, never on them
+    fitness_axes.legend(loc="upper center", ncol=4, fontsize=8)
     if "diversity" in ordered.columns:
         diversity_axes.plot(generation, ordered["diversity"], color="tab:purple", lw=1.8)
     diversity_axes.set_ylabel("diversity")
+    _headroom(diversity_axes, 0.35)
+    diversity_axes.text(0.99, 0.95, "mean over genes of their standard deviation across the population",
+                        transform=diversity_axes.transAxes, ha="right", va="top", fontsize=8, color="dimgrey")
     diversity_axes.set_xlabel("generation")
     diversity_axes.grid(alpha=0.3)
     return figure
@@ -477,9 +515,13 @@ def _refine_figure(rows: pd.DataFrame, label: str) -> Figure:
         if rows[column].notna().any():
             label_text = "best candidate vs " + column.removeprefix("best_").replace("_", " ")
             score_axes.plot(generation, rows[column], lw=1.0, alpha=0.8, color=colour, label=label_text)
-    score_axes.set_ylabel("score (draw = 1/2)")
+    last = rows.iloc[-1]
+    score_axes.axhline(last["score_mean"], color="black", lw=0.8, ls="--",
+                       label=f"final generation's mean {last['score_mean']:.3f} (the table kept is its centroid)")
+    score_axes.set_ylabel("panel score (draw = 1/2)")
     score_axes.grid(alpha=0.3)
-    score_axes.legend(loc="best", fontsize=9)
+    _headroom(score_axes, 0.35)  # the legend sits above the curves, never on them
+    score_axes.legend(loc="upper center", ncol=2, fontsize=8)
     sigma_axes.plot(generation, rows["sigma"], color="tab:purple", lw=1.8)
     sigma_axes.set_ylabel("sigma")
     sigma_axes.set_xlabel("CMA-ES generation")
@@ -487,15 +529,25 @@ def _refine_figure(rows: pd.DataFrame, label: str) -> Figure:
     return figure
 
 
+def _headroom(axes: Axes, share: float) -> None:
+    """Raises the top of the axes by ``share`` of the data's range, to make room for a legend above the data."""
+    low, high = axes.get_ylim()
+    axes.set_ylim(low, high + share * (high - low))
+
+
 def _finish_rate_axes(axes: Axes, legend: bool = True) -> None:
-    """Labels a win-rate axes: 0..1, the 50% line, grid and legend."""
+    """Labels a win-rate axes: 0..1, the 50% line, grid, and a legend above the data (never on it)."""
     axes.axhline(0.5, color="black", lw=0.8, ls="--")
-    axes.set_ylim(0, 1)
+    entries = len(axes.get_legend_handles_labels()[0]) if legend else 0
+    columns = 3 if entries > 4 else 2
+    rows = -(-entries // columns)
+    axes.set_ylim(0, 1.02 + 0.075 * rows)  # room above 1 for the legend's rows
+    axes.set_yticks(np.linspace(0, 1, 6))
     axes.set_xlabel("generation")
     axes.set_ylabel("win rate")
     axes.grid(alpha=0.3)
-    if legend:
-        axes.legend(loc="lower right", fontsize=9)
+    if legend and entries:
+        axes.legend(loc="upper center", ncol=columns, fontsize=8)
 
 
 # ---------------------------------------------------------------- output

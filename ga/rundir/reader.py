@@ -14,7 +14,7 @@ from ga.rundir.layout import CONFIG, GENERATIONS, REFINE_STATE, RunDirError, che
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "writes_games"]
+__all__ = ["experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "run_settings", "writes_games"]
 
 
 def read_config(run_dir: Path) -> Config:
@@ -97,3 +97,12 @@ def read_refine_state(run_dir: Path) -> dict[str, Any] | None:
     if not isinstance(state, dict):
         raise RunDirError(f"'{path}' is not a JSON object; the run directory is damaged")
     return state
+
+
+def run_settings(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """Returns a run's config.toml as plain tables, or ``{}`` if it cannot be read (for figures' notes)."""
+    try:
+        data = tomllib.loads((Path(run_dir) / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
