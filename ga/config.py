@@ -30,7 +30,8 @@ from cattrs.gen import make_dict_structure_fn
 
 from engine.kinds import KINDS, TABLE_KINDS
 from engine.players import is_path, parse_spec
-from ga.weights import WEIGHT_LIMIT, WeightsError, load_weights
+from engine.tables import TABLES
+from ga.weights import WEIGHT_LIMIT, WeightsError, load_weights, same_table
 
 __all__ = [
     "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
@@ -663,13 +664,41 @@ def _check_opponent(key: str, spec: str, held_out_claim: bool, base_dir: Path | 
             f"config key '{key}': opponent {spec!r} needs a weights table, "
             f"e.g. '{spec[:at]}@heuristic{spec[at:]}'"
         )
-    held_out = {parsed.kind, parsed.table} & HELD_OUT_OPPONENTS
-    if held_out_claim and held_out:
-        raise ConfigError(
-            f"config key '{key}': opponent {spec!r} uses held-out {sorted(held_out)[0]!r} "
-            f"while experiment.held_out_claim is true; remove it or set held_out_claim = false"
-        )
+    if held_out_claim:
+        held_out = _held_out_twin(parsed)
+        if held_out is not None:
+            name, why = held_out
+            raise ConfigError(
+                f"config key '{key}': opponent {spec!r} plays as held-out {name!r} ({why}) "
+                f"while experiment.held_out_claim is true; remove it or set held_out_claim = false"
+            )
     return spec
+
+
+def _held_out_twin(parsed: Any) -> tuple[str, str] | None:
+    """Returns the held-out player an opponent plays as, and why, or None.
+
+    Players are compared by what they play, not by name: every move random is
+    the random mover, and a table plays as a held-out table when it equals it up
+    to a positive scale and a symmetry of the board (:func:`ga.weights.same_table`).
+    A table that cannot be read is left to the run's start, which names the problem.
+    """
+    if parsed.kind == "random":
+        return "random", "the random mover"
+    if parsed.eps >= 1.0:
+        return "random", "eps = 1 makes every move random"
+    if parsed.table is None:
+        return None
+    if parsed.table in HELD_OUT_OPPONENTS:
+        return parsed.table, "by name"
+    try:
+        weights = TABLES[parsed.table] if parsed.table in TABLES else load_weights(parsed.table)
+    except (WeightsError, OSError):
+        return None
+    for name in sorted(HELD_OUT_OPPONENTS & TABLES.keys()):
+        if same_table(weights, TABLES[name]):
+            return name, f"its table is {name}'s up to a positive scale and a symmetry of the board"
+    return None
 
 
 def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:

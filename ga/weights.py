@@ -37,6 +37,8 @@ __all__ = [
     "PHASE_NAMES",
     "WEIGHT_LIMIT",
     "range_problem",
+    "same_table",
+    "symmetric_images",
     "WeightsError",
     "format_weights",
     "load_weights",
@@ -631,3 +633,39 @@ def _format_from_suffix(path: Path) -> str:
             f"has unknown suffix {path.suffix!r}",
             "use one of " + " ".join(FORMAT_BY_SUFFIX) + " or pass fmt",
         ) from None
+
+
+def symmetric_images(weights: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:
+    """Returns the 8 images of a 64-weight table under the board's symmetries (rotations and reflections)."""
+    grid = np.asarray(weights, dtype=np.float64).reshape(8, 8)
+    images = []
+    for turned in (grid, grid.T):  # a reflection, then the four rotations of each
+        for quarter_turns in range(4):
+            images.append(np.rot90(turned, quarter_turns).ravel())
+    return images
+
+
+def same_table(first: npt.ArrayLike, second: npt.ArrayLike, tolerance: float = 1e-9) -> bool:
+    """Returns whether two tables play alike: equal up to a positive scale and a symmetry of the board.
+
+    A positive scale keeps every comparison of weighted sums, and so every move;
+    a symmetry of the board is the same table seen from another corner. Tables of
+    two phases (128 weights) are alike when both halves are alike under one scale
+    and symmetry. ``tolerance`` is relative to the largest weight.
+    """
+    a = np.asarray(first, dtype=np.float64).reshape(-1, 64)
+    b = np.asarray(second, dtype=np.float64).reshape(-1, 64)
+    if a.shape != b.shape:
+        if a.shape[0] == 1 and b.shape[0] == 2:
+            a = np.vstack([a, a])  # one table for the whole game is a two-phase table of equal halves
+        elif a.shape[0] == 2 and b.shape[0] == 1:
+            b = np.vstack([b, b])
+        else:
+            return False
+    largest_a, largest_b = float(np.abs(a).max()), float(np.abs(b).max())
+    if largest_a == 0.0 or largest_b == 0.0:
+        return largest_a == largest_b
+    a, b = a / largest_a, b / largest_b
+    images = [np.stack(halves) for halves in zip(*(symmetric_images(half) for half in b))]
+    return any(np.allclose(a, image, rtol=0.0, atol=tolerance) for image in images)
+

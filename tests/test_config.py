@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,7 @@ from ga.config import (
     spec_weights_path,
     with_overrides,
 )
+from engine.tables import TABLES
 from ga.evolution.genome import genome_length
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -364,6 +366,53 @@ def test_held_out_claim_allows_other_opponents() -> None:
         {"experiment": {"held_out_claim": True}, "fitness": {"opponents": ["nhand:1", "nleast:2", "nmost:1"]}}
     )
     assert config.experiment.held_out_claim is True
+
+
+def held_out_load(tmp_path: Path, opponents: list[str]) -> str:
+    """The message of a held-out-claim config file training against ``opponents`` (tables beside it)."""
+    listed = ", ".join(f'"{spec}"' for spec in opponents)
+    path = write(tmp_path, f"[experiment]\nheld_out_claim = true\n[fitness]\nopponents = [{listed}]\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return str(caught.value)
+
+
+def test_held_out_claim_compares_tables_by_content_up_to_scale_and_symmetry(tmp_path: Path) -> None:
+    heuristic = np.array(TABLES["heuristic"]).reshape(8, 8)
+    np.savetxt(tmp_path / "mine.csv", heuristic, delimiter=",")  # what `othello-ga export heuristic` gives
+    np.savetxt(tmp_path / "scaled.csv", 250.0 * np.rot90(heuristic.T), delimiter=",")  # a reflection, x250
+    np.savetxt(tmp_path / "lr.csv", np.array(TABLES["lr06"]).reshape(8, 8)[::-1] * 0.5, delimiter=",")
+    for table, twin in (("mine.csv", "heuristic"), ("scaled.csv", "heuristic"), ("lr.csv", "lr06")):
+        message = held_out_load(tmp_path, ["nhand:1", f"wpc:1@{table}"])
+        assert f"opponent 'wpc:1@{tmp_path / table}' plays as held-out '{twin}'" in message, message
+        assert "up to a positive scale and a symmetry of the board" in message
+        assert message.startswith("config key 'fitness.opponents[1].spec'")
+    # A negated table, or one changed in a single square, plays otherwise: allowed.
+    np.savetxt(tmp_path / "negated.csv", -heuristic, delimiter=",")
+    changed = heuristic.copy()
+    changed[3, 3] += 0.5
+    np.savetxt(tmp_path / "changed.csv", changed, delimiter=",")
+    for table in ("negated.csv", "changed.csv"):
+        path = write(tmp_path, f'[experiment]\nheld_out_claim = true\n[fitness]\nopponents = ["wpc:1@{table}"]\n')
+        assert load_config(path).fitness.opponents[0].spec == f"wpc:1@{tmp_path / table}"
+
+
+def test_held_out_claim_compares_players_by_behaviour(tmp_path: Path) -> None:
+    message = held_out_load(tmp_path, ["nhand:1,eps=1"])
+    assert "opponent 'nhand:1,eps=1' plays as held-out 'random' (eps = 1 makes every move random)" in message
+    assert "plays as held-out 'random'" in held_out_load(tmp_path, ["nmost:2,eps=1.0"])
+    assert "plays as held-out 'random'" in held_out_load(tmp_path, ["random,eps=0.1"])
+    # Below 1, the player is still itself (mostly).
+    config = config_from_dict({"experiment": {"held_out_claim": True}, "fitness": {"opponents": ["nhand:1,eps=0.99"]}})
+    assert config.fitness.opponents[0].spec == "nhand:1,eps=0.99"
+
+
+def test_held_out_claim_checks_the_refinement_panel_by_content(tmp_path: Path) -> None:
+    np.savetxt(tmp_path / "mine.csv", np.array(TABLES["sjk11"]).reshape(8, 8) * 3, delimiter=",")
+    path = write(tmp_path, "[experiment]\nheld_out_claim = true\n[fitness]\nopponents = [\"nhand:1\"]\n"
+                           "[refine]\ngenerations = 2\nweight_restarts = 0\nopponents = [\"alphabeta:2@mine.csv\"]\n")
+    with pytest.raises(ConfigError, match=r"config key 'refine.opponents\[0\]': .* plays as held-out 'sjk11'"):
+        load_config(path)
 
 
 def test_opponent_without_a_table_is_told_where_to_put_one() -> None:

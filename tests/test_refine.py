@@ -51,8 +51,8 @@ def test_refine_keys_parse_and_default_to_off() -> None:
 
 
 @pytest.mark.parametrize("keys, message", [
-    ({"opponents": ["wpc:1@lr06"]}, "refine.opponents[0]': opponent 'wpc:1@lr06' uses held-out 'lr06'"),
-    ({"opponents": ["random"]}, "uses held-out 'random'"),
+    ({"opponents": ["wpc:1@lr06"]}, "refine.opponents[0]': opponent 'wpc:1@lr06' plays as held-out 'lr06' (by name)"),
+    ({"opponents": ["random"]}, "plays as held-out 'random' (the random mover)"),
     ({"opponents": []}, "'refine.opponents' must list at least one player spec"),
     ({"restarts": 0}, "'refine.restarts' must be at least 1"),
     ({"weight_opponents": 0.0, "weight_restarts": 0.0, "weight_random_tables": 0.0}, "must not all be 0"),
