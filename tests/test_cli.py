@@ -170,6 +170,30 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     widths = {len(line.split(" games/s")[0]) for line in lines if " games/s" in line}
     assert len(widths) == 1  # every row aligned, the long names included
     assert any(re.fullmatch(r"ratio generation, \d+ threads / generation, 1 thread: \d+\.\d\dx", line) for line in lines)
+    # The loop's cost: a whole seed2021 run (20 generations when quick) against its games and the start-up.
+    assert any(re.match(r"seed2021: whole run +\d+\.\d{3} s ", line) for line in lines)
+    assert any(re.match(r"seed2021: 640 games, one batch +\d+\.\d{3} s ", line) for line in lines)
+    assert any(re.match(r"start-up: othello-ga --version +\d+\.\d{3} s ", line) for line in lines)
+    assert any(re.fullmatch(r"ratio whole run / \(its games \+ start-up\): \d+\.\d\dx", line) for line in lines)
+
+
+def test_the_loop_rows_judge_the_run_against_its_games_and_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ga.analysis import bench as bench_module
+    from ga.analysis.bench import LOOP_TARGET, loop_overhead, loop_ratio
+
+    ticks = iter([0.0, 0.3, 1.0, 2.2, 3.0, 4.9])  # start-up 0.3 s, games 1.2 s, run 1.9 s
+    monkeypatch.setattr(bench_module.time, "perf_counter", lambda: next(ticks))
+    rows = loop_overhead("x", run=lambda: None, games=lambda: 32000, startup=lambda: None, repeat=1)
+    monkeypatch.undo()
+    by_name = {m.name: m for m in rows}
+    assert by_name["x: whole run"].median == pytest.approx(1.9)
+    assert by_name["x: 32,000 games, one batch"].median == pytest.approx(1.2)
+    assert by_name["x: whole run"].target == pytest.approx(LOOP_TARGET * 1.5)
+    assert by_name["x: whole run"].meets_target is True  # 1.9 s <= 2.25 s
+    assert loop_ratio(rows) == "ratio whole run / (its games + start-up): 1.27x (target 1.5x: met)"
+    run = by_name["x: whole run"]
+    slow = [type(run)(run.name, "s", 3.0, [3.0], run.target, True), *(m for m in rows if m is not run)]
+    assert loop_ratio(slow) == "ratio whole run / (its games + start-up): 2.00x (target 1.5x: NOT met)"
 
 
 # --- play ----------------------------------------------------------------------------------------------

@@ -135,6 +135,47 @@ def search_rates(depth: int, games: int, repeat: int) -> tuple[Measurement, Meas
     return fast, plain
 
 
+#: The loop's budget: a whole run at most this many times its games (played in one batch) plus start-up.
+LOOP_TARGET = 1.5
+
+
+def loop_overhead(name: str, run: Callable[[], None], games: Callable[[], int], startup: Callable[[], None],
+                  repeat: int, judge: bool = True) -> list[Measurement]:
+    """Measures a whole run from a fresh process, the same games in one batch, and the tool's start-up, interleaved.
+
+    The three are taken in turn ``repeat`` times so that the machine's drift
+    falls on all of them alike; the ratio line compares the run with the other two
+    (against LOOP_TARGET when ``judge``: not for sizes too small to mean it).
+    """
+    seconds: dict[str, list[float]] = {"run": [], "games": [], "startup": []}
+    played = 0
+    for _ in range(repeat):
+        for what, work in (("startup", startup), ("games", games), ("run", run)):
+            started = time.perf_counter()
+            result = work()
+            seconds[what].append(time.perf_counter() - started)
+            if what == "games":
+                played = int(result or 0)
+    names = {"run": f"{name}: whole run", "games": f"{name}: {played:,} games, one batch",
+             "startup": "start-up: othello-ga --version"}
+    medians = {what: statistics.median(runs) for what, runs in seconds.items()}
+    budget = LOOP_TARGET * (medians["games"] + medians["startup"]) if judge else None
+    return [Measurement(names[what], "s", medians[what], runs, budget if what == "run" else None, lower_is_better=True)
+            for what, runs in seconds.items()]
+
+
+def loop_ratio(results: list[Measurement]) -> str | None:
+    """Returns the line comparing a whole run with its games plus start-up, or None without those rows."""
+    run = next((m for m in results if m.name.endswith(": whole run")), None)
+    games = next((m for m in results if m.name.endswith(" games, one batch")), None)
+    startup = next((m for m in results if m.name.startswith("start-up: ")), None)
+    if run is None or games is None or startup is None:
+        return None
+    ratio = run.median / (games.median + startup.median)
+    verdict = "" if run.target is None else f" (target {LOOP_TARGET:g}x: {'met' if ratio <= LOOP_TARGET else 'NOT met'})"
+    return f"ratio whole run / (its games + start-up): {ratio:.2f}x{verdict}"
+
+
 def measure(quick: bool = False, repeat: int = 5) -> Iterator[Measurement]:
     """Runs every benchmark, yielding each measurement as soon as it is taken (``quick``: small sizes, for tests)."""
     scale = 20 if quick else 1
@@ -174,7 +215,7 @@ def row(m: Measurement) -> str:
     if m.target is None:
         target = "-"
     elif m.lower_is_better:
-        target = f"<= {m.target:g}"
+        target = f"<= {m.target:.3g}"
     else:
         target = f"{m.target:,.0f}"
     ok = {None: "", True: "yes", False: "NO"}[m.meets_target]
@@ -202,6 +243,9 @@ def ratios(results: list[Measurement]) -> list[str]:
         target = SEARCH_TARGETS.get(depth)
         verdict = "" if target is None else f" (target {target:g}x: {'met' if ratio >= target else 'NOT met'})"
         lines.append(f"ratio alphabeta:{depth} / plain search, same games: {ratio:.2f}x{verdict}")
+    loop = loop_ratio(results)
+    if loop is not None:
+        lines.append(loop)
     return lines
 
 

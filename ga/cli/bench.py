@@ -1,6 +1,12 @@
-"""The bench command: the engine's speed, measured."""
+"""The bench command: the engine's speed, and the loop's cost around it, measured."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 
 import click
 
@@ -8,18 +14,70 @@ from ga.cli.errors import Command
 
 __all__ = ["bench"]
 
+#: The experiment whose whole run the loop's cost is measured on: small generations, many of them.
+LOOP_EXPERIMENT = Path("experiments") / "seed2021.toml"
+
+
+def _loop_experiment() -> Path | None:
+    """Returns seed2021.toml from the working directory or from the source tree ga/ sits in (None if neither)."""
+    for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        if (root / LOOP_EXPERIMENT).is_file():
+            return root / LOOP_EXPERIMENT
+    return None
+
+
+def _tool() -> list[str]:
+    """Returns the command that starts this tool as a user's shell would: the installed script, else the module."""
+    script = Path(sys.executable).with_name("othello-ga")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "ga.cli"]
+
+
+def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Callable[[], None], Callable[[], int],
+                                                                              Callable[[], None]]:
+    from ga.config import load_config
+    from ga.evolution.fitness import run_games
+    from ga.games.executor import play
+
+    batch = run_games(load_config(config_path), generations)
+    runs = iter(range(1_000_000))
+
+    def run() -> None:  # plots included, as a user runs it
+        out = scratch / f"run{next(runs)}"
+        subprocess.run([*_tool(), "evolve", str(config_path), "--generations", str(generations), "--out", str(out),
+                        "--quiet"], check=True, capture_output=True)
+
+    def games() -> int:
+        play(batch)
+        return len(batch.plan)
+
+    def startup() -> None:
+        subprocess.run([*_tool(), "--version"], check=True, capture_output=True)
+
+    return run, games, startup
+
 
 @click.command(cls=Command)
 @click.option("--quick", is_flag=True, help="Small sizes (seconds, for a smoke test).")
 @click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True, help="Runs per measurement.")
 def bench(quick: bool, repeat: int) -> None:
-    """Measure the engine: perft, games per second and the alpha-beta search against the plain one (medians)."""
-    from ga.analysis.bench import HEADER, measure, ratios, row
+    """Measure the engine (perft, games per second, the alpha-beta search against the plain one) and the loop's
+    cost (a whole seed2021.toml run against its games played in one batch plus start-up); medians."""
+    from ga.analysis.bench import HEADER, loop_overhead, measure, ratios, row
 
     click.echo(HEADER)
     results = []
     for measurement in measure(quick=quick, repeat=repeat):  # each row as soon as it is measured
         click.echo(row(measurement))
         results.append(measurement)
+    config_path = _loop_experiment()
+    if config_path is None:
+        click.echo(f"(the whole-run rows need {LOOP_EXPERIMENT}: run bench from the repository)")
+    else:
+        generations = 20 if quick else 1000
+        with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
+            work = _loop_work(config_path, generations, Path(scratch))
+            for measurement in loop_overhead(config_path.stem, *work, repeat=repeat, judge=not quick):
+                click.echo(row(measurement))
+                results.append(measurement)
     for line in ratios(results):
         click.echo(line)

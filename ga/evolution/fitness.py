@@ -153,6 +153,27 @@ def _member_games(seed: int, generation: int, label: int, members: np.ndarray) -
     )
 
 
+def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch:
+    """Returns the games ``generations`` generations of ``config`` play, as one batch, with U(-1, 1) tables.
+
+    The opponents, seeds and colours are the run's own (its plans); the tables
+    stand in for the evolved ones, which only the run makes. Only for runs
+    whose opponents are all fixed players (no coevolution, hall of fame or
+    random tables, which the run makes too).
+    """
+    size = config.population.size
+    fit = config.fitness
+    if fit.coevolution or fit.hall_of_fame_games or fit.random_table_games:
+        raise ValueError("run_games plays runs without coevolution, hall-of-fame or random-table games")
+    plans = []
+    for generation in range(generations):
+        plan = plan_generation(config, generation, size)
+        plans.append(dataclasses.replace(plan, individual=plan.individual + np.int32(generation * size)))
+    width = 128 if config.population.genome == "phase" else 64
+    tables = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(generations * size, width))
+    return executor.Batch(player_args(config), tables, opponent_labels(config), GamePlan.concatenate(plans))
+
+
 def player_args(config: Config) -> tuple[str, int, float, int]:
     """Returns (kind, depth, eps, phase_move) of the evolved player."""
     spec = parse_spec(config.fitness.player)

@@ -163,7 +163,11 @@ class GenerationLoop:
         # Batches balanced by measured cost per opponent, and small ones kept in this thread (timing only:
         # results never depend on it).
         costs = None
-        if parts > 1:
+        # The fewest games a generation plays (elites keep their fitness) decides whether to measure.
+        fewest = fitness.games_per_generation(config) // config.population.size * (
+            config.population.size - config.selection.elitism)
+        sure_to_share = shared and fewest * executor.CHEAPEST_GAME_SECONDS >= executor.SHARE_MIN_SECONDS
+        if parts > 1 and not sure_to_share:
             width = 128 if genome == "phase" else 64
             costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config), width)
         bar = self.progress(Stage(self.label, start, total)) if self.progress else None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +29,7 @@ from engine._players import SharedPlan, play_plan
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
 __all__ = [
-    "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
+    "CHEAPEST_GAME_SECONDS", "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
     "opponent_costs", "opponent_player", "opponent_spec", "play_here", "play", "play_batch", "play_share", "shared_plan",
 ]
 
@@ -36,6 +37,10 @@ SHARE_CHUNK = 64  # games the calling thread plays between two looks at its sign
 # A batch whose games take less than this (by the measured costs) is played by the calling thread
 # alone: handing games to a pool thread and waiting for it costs more than a small batch gains.
 SHARE_MIN_SECONDS = 0.005
+# A floor under the cost of a table player's game (1 ply against the random mover takes about 10 µs
+# here; a core 2.5 times faster would take 4 µs): a batch of more games than
+# SHARE_MIN_SECONDS / CHEAPEST_GAME_SECONDS is shared without measuring what its games cost.
+CHEAPEST_GAME_SECONDS = 4e-6
 # Tasks per Dask worker thread, of similar measured cost: each task costs a
 # scheduler round trip (docs/cluster.md has the measurements).
 DASK_BATCHES_PER_WORKER = 1
@@ -232,4 +237,4 @@ def opponent_costs(player: tuple[str, int, float, int], labels: Sequence[str], t
         (min(timed(i, 4 + games) for _ in range(3)) - min(timed(i, 4) for _ in range(3))) / games
         for i in range(len(labels))
     ])
-    return np.maximum(costs, 0.1 * np.median(costs) + 1e-9)
+    return np.maximum(costs, 0.1 * statistics.median(costs) + 1e-9)  # statistics: np.median imports numpy.ma
