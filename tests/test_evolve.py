@@ -455,3 +455,11 @@ def test_diversity_is_the_mean_over_genes_of_the_spread_across_individuals(
         expected = float(np.mean(np.std(checkpoint.population, axis=0)))  # across individuals, per gene
         assert float(row[column]) == pytest.approx(expected, rel=1e-12)
         assert float(row[column]) != pytest.approx(float(np.mean(np.std(checkpoint.population, axis=1))))
+
+
+def test_both_colours_play_half_the_games_as_white_at_one_game_per_opponent(tmp_path: Path) -> None:
+    config = tiny_config(fitness={"opponents": ["random", "nhand:2"], "colours": "both", "games_per_opponent": 1})
+    evolve(config, out=tmp_path / "run", workers=1)
+    games = pd.read_csv(tmp_path / "run" / "games.csv")
+    counts = games["colour"].value_counts()
+    assert counts["black"] == counts["white"] == len(games) // 2

@@ -142,15 +142,43 @@ def test_draw_all_gives_every_opponent_in_order() -> None:
 
 
 @pytest.mark.parametrize(("colours", "expected"), [
-    ("black", [0, 0, 0, 0, 0]), ("white", [1, 1, 1, 1, 1]), ("both", [0, 1, 0, 1, 0]),
+    ("black", [0, 0, 0, 0]), ("white", [1, 1, 1, 1]), ("both", [0, 1, 0, 1]),
 ])
 def test_colours_and_games_per_opponent(colours: str, expected: list[int]) -> None:
-    config = make_config(draw="all", games_per_opponent=5, colours=colours)
+    config = make_config(draw="all", games_per_opponent=4, colours=colours)
     plan = plan_generation(config, 2, 8)
     for i in range(8):
         games = games_of(plan, i)
         for j in range(3):
             assert games.colours[games.opponent == j].tolist() == expected
+
+
+@pytest.mark.parametrize("games_per_opponent", [1, 3, 5])
+@pytest.mark.parametrize("draw", ["one", "all"])
+def test_both_colours_alternate_the_first_game_when_the_count_is_odd(games_per_opponent: int, draw: str) -> None:
+    """Odd counts: the first game's colour alternates across individuals, opponents and generations."""
+    config = make_config(draw=draw, games_per_opponent=games_per_opponent, colours="both")
+    columns = 3 if draw == "all" else 1
+    black = 0
+    for generation in range(4):
+        plan = plan_generation(config, generation, 8)
+        for i in range(8):
+            games = games_of(plan, i).colours.reshape(columns, games_per_opponent)
+            for j in range(columns):
+                first = (generation + j + i) % 2
+                assert games[j].tolist() == [(first + k) % 2 for k in range(games_per_opponent)]
+        black += int((plan.colours == 0).sum())
+    assert black * 2 == 4 * 8 * columns * games_per_opponent  # exactly half the games as black
+
+
+def test_both_colours_under_common_random_numbers_give_every_individual_the_same_colours() -> None:
+    config = make_config(draw="all", games_per_opponent=1, colours="both", common_random_numbers=True)
+    for generation in range(3):
+        plan = plan_generation(config, generation, 8)
+        rows = [games_of(plan, i) for i in range(8)]
+        assert all(r.colours.tolist() == rows[0].colours.tolist() and r.seeds.tolist() == rows[0].seeds.tolist()
+                   for r in rows)
+        assert rows[0].colours.tolist() == [(generation + j) % 2 for j in range(3)]
 
 
 def test_plan_is_a_function_of_seed_and_generation() -> None:

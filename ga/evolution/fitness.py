@@ -86,7 +86,7 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
         opponent=np.repeat(label_index[drawn].ravel(), per_opponent),
         member=np.full(drawn.size * per_opponent, -1, dtype=np.int32),
         seeds=mix(bases.reshape(-1, 1) + game * _GOLDEN).ravel(),
-        colours=np.tile(colour_pattern(fit.colours, per_opponent), drawn.size),
+        colours=_colours(fit.colours, per_opponent, generation, drawn.shape, fit.common_random_numbers),
     )]
     # Made only when needed: a generator costs more than the rest of a small plan.
     rng = np.random.default_rng(derive_seed(seed, Stream.COEVOLUTION, generation)) if (
@@ -108,6 +108,26 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
     if fit.depths:
         plan = spread_over_depths(plan, fit.depths, specs, labels)
     return plan
+
+
+def _colours(colours: str, per_opponent: int, generation: int, shape: tuple[int, int],
+             common: bool) -> np.ndarray:
+    """Returns the table player's colour (0 = black) in each game of a generation, individual by individual.
+
+    ``both`` alternates colours game by game. With an odd number of games per
+    opponent that alone would give black the extra game every time (every game
+    black at one game per opponent), so the first game's colour also
+    alternates: across individuals, opponents and generations, or, under common
+    random numbers, across opponents and generations only, so that every
+    individual plays the same games in the same colours.
+    """
+    pattern = colour_pattern(colours, per_opponent)
+    size, columns = shape
+    if colours != "both" or per_opponent % 2 == 0:
+        return np.tile(pattern, size * columns)
+    first = generation + np.arange(columns)[None, :] + (0 if common else np.arange(size)[:, None])
+    first = np.broadcast_to(first, shape).reshape(-1, 1)
+    return ((first + pattern[None, :]) % 2).astype(np.uint8).ravel()
 
 
 def spread_over_depths(plan: GamePlan, depths: Sequence[int], specs: Sequence[str], labels: Sequence[str]) -> GamePlan:
