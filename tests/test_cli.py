@@ -41,6 +41,7 @@ def assert_one_error_line(stderr: str, *fragments: str) -> None:
 # --- evolve -------------------------------------------------------------------------------------
 
 
+@pytest.mark.shows("experiment.generations")
 def test_evolve_quick_toml(tmp_path: Path) -> None:
     out = tmp_path / "quick"
     result = CliRunner().invoke(cli, ["evolve", str(QUICK), "--out", str(out), "--quiet", "--no-plots"])
@@ -53,6 +54,7 @@ def test_evolve_quick_toml(tmp_path: Path) -> None:
     assert not list(out.glob("*.png"))  # --no-plots
 
 
+@pytest.mark.shows("evolve --generations", "evolve --seed", "evolve --out")
 def test_main_evolve_with_overrides_returns_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "run"
     code = main(["evolve", str(QUICK), "--out", str(out), "--quiet", "--no-plots", "--generations", "3", "--seed", "9"])
@@ -135,6 +137,7 @@ def test_resume_non_run_directory_exits_2(tmp_path: Path, capsys: pytest.Capture
     assert tree(tmp_path) == before
 
 
+@pytest.mark.shows("resume --generations")
 def test_resume_extends_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "tiny.toml"
     config.write_text(TINY_TOML)
@@ -226,6 +229,7 @@ def test_play_rejects_bad_and_illegal_squares_with_a_reason() -> None:
     assert output.rstrip().endswith("Bye.")
 
 
+@pytest.mark.shows("play --white")
 def test_play_as_white_lets_the_computer_move_first() -> None:
     result = CliRunner().invoke(cli, ["play", "nhand:1", "--white", "--seed", "2"], input="")
     assert result.exit_code == 0, result.output
@@ -294,6 +298,7 @@ def test_play_help_lists_the_moves_and_quit_ends_the_game() -> None:
     assert "Game over" not in result.output
 
 
+@pytest.mark.shows("play --black")
 def test_play_refuses_both_colours() -> None:
     assert main(["play", "--black", "--white"]) == EXIT_BAD_INPUT
 

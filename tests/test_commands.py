@@ -167,6 +167,7 @@ def test_check_run_dir(tmp_path: Path, run_dir: Path) -> None:
 # ---------------------------------------------------------------- plot and compare
 
 
+@pytest.mark.shows("plot --format")
 def test_plot_writes_the_figures_and_lists_them(runner: CliRunner, run_dir: Path) -> None:
     result = invoke(runner, plot, [run_dir, "--format", "svg"])
     assert result.exit_code == 0, result.output
@@ -197,6 +198,7 @@ def test_compare_writes_one_figure(runner: CliRunner, tmp_path: Path, run_dir: P
     assert result.stdout.strip() == str(tmp_path / "both.pdf")
 
 
+@pytest.mark.shows("compare --force")
 def test_compare_defaults_to_results_and_never_replaces_without_force(
     runner: CliRunner, tmp_path: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -225,6 +227,7 @@ def test_export_to_stdout_round_trips(runner: CliRunner, run_dir: Path, tmp_path
     assert np.array_equal(load_weights(path), load_weights(run_dir / "best_weights.csv"))
 
 
+@pytest.mark.shows("export --output", "export --which", "export --format")
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_export_to_a_file_round_trips(runner: CliRunner, run_dir: Path, tmp_path: Path, fmt: str) -> None:
     path = tmp_path / f"mean{SUFFIX[fmt]}"
@@ -233,6 +236,7 @@ def test_export_to_a_file_round_trips(runner: CliRunner, run_dir: Path, tmp_path
     assert np.array_equal(load_weights(path), load_weights(run_dir / "mean_weights.csv"))
 
 
+@pytest.mark.shows("export --scale", "export --round")
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.filterwarnings("ignore:rounding to integers merges distinct weights")
 def test_export_scaled_and_rounded_built_in_table(runner: CliRunner, tmp_path: Path, fmt: str) -> None:
@@ -277,6 +281,7 @@ def test_which_is_refused_for_a_single_table(runner: CliRunner, which: str) -> N
     assert result.exit_code == 2 and "selects a table of a run directory" in result.output
 
 
+@pytest.mark.shows("export --force")
 def test_export_force_replaces_an_existing_file(runner: CliRunner, tmp_path: Path) -> None:
     path = tmp_path / "w.csv"
     path.write_text("old")
@@ -334,6 +339,7 @@ def test_evaluate_a_spec_and_a_table(runner: CliRunner) -> None:
     assert "wpc:1@lr06,eps=0.5" in result.stdout
 
 
+@pytest.mark.shows("evaluate --protocol")
 def test_evaluate_protocols(runner: CliRunner) -> None:
     league = invoke(runner, evaluate, ["lr06", "--games", 20, "--protocol", "league"])
     assert league.exit_code == 0, league.output
@@ -488,6 +494,7 @@ def phase_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run_dir
 
 
+@pytest.mark.shows("population.phase_move")
 def test_evaluate_a_run_plays_the_runs_own_player_with_its_phase_move(runner: CliRunner, phase_run: Path) -> None:
     def counts(source: str) -> str:
         result = invoke(runner, evaluate, [source, "--vs", "nhand:1", "--games", "300", "--seed", "5"])

@@ -377,6 +377,7 @@ def held_out_load(tmp_path: Path, opponents: list[str]) -> str:
     return str(caught.value)
 
 
+@pytest.mark.shows("experiment.held_out_claim")
 def test_held_out_claim_compares_tables_by_content_up_to_scale_and_symmetry(tmp_path: Path) -> None:
     heuristic = np.array(TABLES["heuristic"]).reshape(8, 8)
     np.savetxt(tmp_path / "mine.csv", heuristic, delimiter=",")  # what `othello-ga export heuristic` gives
@@ -397,6 +398,7 @@ def test_held_out_claim_compares_tables_by_content_up_to_scale_and_symmetry(tmp_
         assert load_config(path).fitness.opponents[0].spec == f"wpc:1@{tmp_path / table}"
 
 
+@pytest.mark.shows("experiment.held_out_claim")
 def test_held_out_claim_compares_players_by_behaviour(tmp_path: Path) -> None:
     message = held_out_load(tmp_path, ["nhand:1,eps=1"])
     assert "opponent 'nhand:1,eps=1' plays as held-out 'random' (eps = 1 makes every move random)" in message

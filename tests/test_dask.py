@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import tomli_w
 
@@ -122,6 +123,50 @@ def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkey
     evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address, generations=2)
     # One batch per worker thread (2 workers x DASK_BATCHES_PER_WORKER), of similar cost, cut at individuals.
     assert tasks == [2 * ga.games.executor.DASK_BATCHES_PER_WORKER] * 2
+
+
+def _counting_tasks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    tasks: list[int] = []
+    real_map = ga.games.cluster.cluster_map
+
+    def counting_map(client: Any) -> Any:
+        run_on_cluster = real_map(client)
+
+        def counted(function: Any, items: Any) -> Any:
+            items = list(items)
+            tasks.append(len(items))
+            return run_on_cluster(function, items)
+
+        return counted
+
+    monkeypatch.setattr(ga.games.cluster, "cluster_map", counting_map)
+    return tasks
+
+
+@pytest.mark.shows("compute.backend", "compute.address", "evolve --dask", "resume --dask")
+def test_the_config_and_the_options_send_the_games_to_the_cluster_they_name(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = _counting_tasks(monkeypatch)
+    address = cluster.scheduler_address
+    config = tmp_path / "dask.toml"
+    config.write_text(tomli_w.dumps(experiment(compute={"backend": "dask", "address": address})), encoding="utf-8")
+    assert main(["evolve", str(config), "--generations", "2", "--out", str(tmp_path / "a"), "--quiet",
+                 "--no-plots"]) == 0
+    assert tasks == [2 * ga.games.executor.DASK_BATCHES_PER_WORKER] * 2  # both generations, on its 2 workers
+    tasks.clear()
+    local = tmp_path / "local.toml"
+    local.write_text(tomli_w.dumps(experiment()), encoding="utf-8")
+    assert main(["evolve", str(local), "--generations", "2", "--out", str(tmp_path / "b"), "--quiet",
+                 "--no-plots"]) == 0
+    assert tasks == []  # backend local: no task goes out
+    assert main(["resume", str(tmp_path / "b"), "--generations", "3", "--dask", address, "--quiet",
+                 "--no-plots"]) == 0
+    assert tasks == [2 * ga.games.executor.DASK_BATCHES_PER_WORKER]
+    tasks.clear()
+    assert main(["evolve", str(local), "--generations", "1", "--dask", address, "--out", str(tmp_path / "c"),
+                 "--quiet", "--no-plots"]) == 0
+    assert len(tasks) == 1
 
 
 def test_the_cli_runs_on_an_in_process_cluster(config_file: Path, reference: Path, tmp_path: Path) -> None:
@@ -235,6 +280,7 @@ def test_a_killed_worker_changes_nothing(cluster: Any, reference: Path, tmp_path
         client.close()
 
 
+@pytest.mark.shows("resume --local")
 def test_a_lost_cluster_stops_with_exit_1_and_the_run_resumes_locally(
     config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch, short_timeouts: None,
@@ -355,6 +401,8 @@ def test_a_killed_scheduler_process_then_a_resume_on_another_cluster(
 
 
 @pytest.mark.slow  # an in-process TLS cluster beside the other tests' clusters; CI once stalled here
+@pytest.mark.shows("evolve --dask-tls-ca", "evolve --dask-tls-cert", "evolve --dask-tls-key", "resume --dask-tls-ca",
+                   "resume --dask-tls-cert", "resume --dask-tls-key")
 def test_a_tls_cluster_takes_the_certificates_from_the_command_line(
     config_file: Path, reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -390,6 +438,14 @@ def test_a_tls_cluster_takes_the_certificates_from_the_command_line(
         assert main(["evolve", str(config_file), "--dask", address, "--dask-tls-ca", str(ca), "--dask-tls-cert",
                      str(cert), "--dask-tls-key", str(key), "--out", str(out), "--quiet", "--no-plots"]) == 0
         assert_same_run(reference, out)
+        # resume takes the same options: refused without them, and with them it plays on the cluster
+        dask.config.config.clear()
+        dask.config.config.update(copy.deepcopy(saved))  # the options set Dask's configuration in this process
+        assert main(["resume", str(out), "--generations", "5", "--dask", address, "--quiet", "--no-plots"]) == 2
+        assert address in capsys.readouterr().err
+        assert main(["resume", str(out), "--generations", "5", "--dask", address, "--dask-tls-ca", str(ca),
+                     "--dask-tls-cert", str(cert), "--dask-tls-key", str(key), "--quiet", "--no-plots"]) == 0
+        assert len(pd.read_csv(out / "generations.csv")) == 5
     finally:
         secure.close()
         dask.config.config.clear()

@@ -317,6 +317,7 @@ def test_one_worker_and_a_pool_of_two_give_identical_files(tmp_path: Path, monke
 # --- elitism --------------------------------------------------------------------------------------
 
 
+@pytest.mark.shows("selection.elitism", "selection.reevaluate_elites")
 def test_elitism_with_reevaluation_keeps_the_best_and_replays_it(tmp_path: Path) -> None:
     data = tiny(selection={"elitism": 1, "reevaluate_elites": True})
     evolve(config_from_dict(data), out=tmp_path / "short", generations=3)
@@ -330,6 +331,7 @@ def test_elitism_with_reevaluation_keeps_the_best_and_replays_it(tmp_path: Path)
     assert games.groupby("generation").size().tolist() == [32, 32, 32, 32]
 
 
+@pytest.mark.shows("selection.elitism", "selection.reevaluate_elites")
 def test_elitism_without_reevaluation_keeps_elite_fitness(tmp_path: Path) -> None:
     config = tiny_config(experiment={"generations": 5}, selection={"elitism": 2, "reevaluate_elites": False})
     evolve(config, out=tmp_path / "run")
@@ -345,6 +347,7 @@ def test_elitism_without_reevaluation_keeps_elite_fitness(tmp_path: Path) -> Non
 # --- other layouts -----------------------------------------------------------------------------------
 
 
+@pytest.mark.shows("population.genome")
 def test_phase_genome_writes_128_weights(tmp_path: Path) -> None:
     evolve(tiny_config(population={"genome": "phase", "phase_move": 20}, experiment={"generations": 2}),
            out=tmp_path / "run")
@@ -354,6 +357,7 @@ def test_phase_genome_writes_128_weights(tmp_path: Path) -> None:
     assert load_table(tmp_path / "run" / "best_weights.csv").shape == (16, 8)
 
 
+@pytest.mark.shows("population.genome")
 def test_sym8_genome_writes_symmetric_tables(tmp_path: Path) -> None:
     evolve(tiny_config(population={"genome": "sym8"}, experiment={"generations": 2}), out=tmp_path / "run")
     _, rows = read_rows(tmp_path / "run" / "population.csv")
@@ -364,6 +368,7 @@ def test_sym8_genome_writes_symmetric_tables(tmp_path: Path) -> None:
     assert len(set(population[0].tolist())) == 10
 
 
+@pytest.mark.shows("output.games_csv")
 def test_without_games_csv(tmp_path: Path) -> None:
     evolve(tiny_config(output={"games_csv": False}), out=tmp_path / "run")
     names = {p.name for p in (tmp_path / "run").iterdir()}
@@ -435,6 +440,7 @@ def checkpoints_of(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **sections: 
     return written, run_dir
 
 
+@pytest.mark.shows("fitness.hall_of_fame_size")
 def test_the_champion_archive_keeps_the_newest_champions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     written, _ = checkpoints_of(tmp_path, monkeypatch, experiment={"generations": 6},
                                 fitness={"hall_of_fame_size": 2})

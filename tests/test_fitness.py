@@ -103,6 +103,7 @@ def test_plan_groups_each_individuals_games_and_has_one_entry_per_game() -> None
     assert np.bincount(plan.individual).tolist() == [8] * 8
 
 
+@pytest.mark.shows("fitness.opponents", "fitness.draw")
 def test_draw_one_gives_one_opponent_with_the_configured_probabilities() -> None:
     config = config_from_dict({
         "experiment": {"seed": 9},
@@ -132,6 +133,7 @@ def test_draw_one_differs_between_individuals_and_generations() -> None:
     assert len(set(rows)) > 1
 
 
+@pytest.mark.shows("fitness.draw")
 def test_draw_all_gives_every_opponent_in_order() -> None:
     config = make_config(draw="all", games_per_opponent=3)
     plan = plan_generation(config, 0, 8)
@@ -144,6 +146,7 @@ def test_draw_all_gives_every_opponent_in_order() -> None:
 @pytest.mark.parametrize(("colours", "expected"), [
     ("black", [0, 0, 0, 0]), ("white", [1, 1, 1, 1]), ("both", [0, 1, 0, 1]),
 ])
+@pytest.mark.shows("fitness.colours", "fitness.games_per_opponent")
 def test_colours_and_games_per_opponent(colours: str, expected: list[int]) -> None:
     config = make_config(draw="all", games_per_opponent=4, colours=colours)
     plan = plan_generation(config, 2, 8)
@@ -181,6 +184,7 @@ def test_both_colours_under_common_random_numbers_give_every_individual_the_same
         assert rows[0].colours.tolist() == [(generation + j) % 2 for j in range(3)]
 
 
+@pytest.mark.shows("experiment.seed")
 def test_plan_is_a_function_of_seed_and_generation() -> None:
     def flat(plan: GamePlan) -> list[list[int]]:
         return [plan.individual.tolist(), plan.opponent.tolist(), plan.seeds.tolist(), plan.colours.tolist()]
@@ -193,6 +197,7 @@ def test_plan_is_a_function_of_seed_and_generation() -> None:
     assert first != other_seed and first != other_generation
 
 
+@pytest.mark.shows("fitness.common_random_numbers")
 @pytest.mark.parametrize("draw", ["one", "all"])
 def test_common_random_numbers_share_opponents_and_seeds_within_a_generation(draw: str) -> None:
     config = make_config(draw=draw, games_per_opponent=3, common_random_numbers=True)
@@ -216,6 +221,7 @@ def test_without_common_random_numbers_individuals_get_their_own_seeds() -> None
     assert len(np.unique(plan.seeds)) == len(plan)
 
 
+@pytest.mark.shows("fitness.coevolution")
 def test_coevolution_adds_population_games_never_against_itself() -> None:
     config = make_config(draw="one", coevolution=3)
     population = opponent_labels(config).index(POPULATION)
@@ -247,6 +253,7 @@ def test_coevolution_with_two_individuals_always_pairs_them() -> None:
         assert games.member[games.opponent == population].tolist() == [1 - i] * 4
 
 
+@pytest.mark.shows("fitness.hall_of_fame_games")
 def test_hall_of_fame_games_play_the_champions() -> None:
     config = make_config(draw="one", hall_of_fame_games=2)
     hall_of_fame = opponent_labels(config).index(HALL_OF_FAME)
@@ -260,6 +267,7 @@ def test_hall_of_fame_games_play_the_champions() -> None:
         assert champions.colours.tolist() == [0, 1]
 
 
+@pytest.mark.shows("fitness.random_table_games")
 def test_random_table_games_play_the_same_fresh_tables_for_everyone() -> None:
     config = make_config(draw="one", hall_of_fame_games=2, random_table_games=4)
     label = opponent_labels(config).index(RANDOM_TABLE)
@@ -532,6 +540,7 @@ def depth_config(**fitness_keys: object) -> Config:
     })
 
 
+@pytest.mark.shows("fitness.depths")
 def test_depths_cycle_over_each_individuals_games_and_searching_opponents_follow() -> None:
     config = depth_config(coevolution=2)
     labels = opponent_labels(config)

@@ -138,6 +138,7 @@ def constant_population(size: int, length: int = 64) -> list:
     return [individual([float(i)] * length, float(i)) for i in range(size)]
 
 
+@pytest.mark.shows("population.size", "selection.elitism")
 def test_breed_makes_population_size_individuals_elites_first() -> None:
     config = small_config(selection={"elitism": 3, "reevaluate_elites": False})
     toolbox = build_toolbox(config)
@@ -163,6 +164,7 @@ def test_breed_deletes_elite_fitness_when_reevaluating() -> None:
     assert not any(ind.fitness.valid for ind in offspring)
 
 
+@pytest.mark.shows("population.parents", "selection.method")
 def test_breed_mates_two_distinct_parents() -> None:
     # Adjacent pairs select 5 distinct individuals; uniform crossover of two
     # different constant vectors gives a child with both values (all one value
@@ -196,6 +198,7 @@ def test_breed_mates_two_distinct_parents() -> None:
     assert all(first != second for first, second in mates)
 
 
+@pytest.mark.shows("crossover.probability", "mutation.gene_probability")
 def test_breed_without_crossover_or_mutation_copies_selected_parents() -> None:
     config = small_config(
         selection={"method": "adjacent-pairs", "elitism": 0},
@@ -209,6 +212,7 @@ def test_breed_without_crossover_or_mutation_copies_selected_parents() -> None:
     assert all(len(set(child)) == 1 for child in offspring)
 
 
+@pytest.mark.shows("mutation.low", "mutation.high")
 def test_breed_gaussian_mutation_is_clipped_to_the_mutation_range() -> None:
     config = small_config(mutation={"method": "gaussian", "sigma": 5.0, "gene_probability": 1.0, "low": -1.0, "high": 1.0})
     toolbox = build_toolbox(config)
@@ -237,6 +241,7 @@ def test_breed_is_a_function_of_the_random_state() -> None:
 # --- by value: selection pressure and the Gaussian step --------------------------------------------------
 
 
+@pytest.mark.shows("selection.tournament_size", "selection.method")
 @pytest.mark.parametrize("size", [2, 3, 5])
 def test_tournament_selection_picks_the_best_as_often_as_its_size_says(size: int) -> None:
     # With k contestants drawn with replacement from n, the best wins a draw with probability 1 - ((n-1)/n)^k.
@@ -250,6 +255,7 @@ def test_tournament_selection_picks_the_best_as_often_as_its_size_says(size: int
     assert abs(share - expected) < 4 * math.sqrt(expected * (1 - expected) / draws)
 
 
+@pytest.mark.shows("mutation.method", "mutation.gene_probability", "mutation.sigma")
 def test_gaussian_mutation_moves_its_share_of_genes_by_sigma() -> None:
     # sigma 0.02 and gene_probability 0.3: 30% of genes move, by steps of standard deviation 0.02.
     config = small_config(mutation={"method": "gaussian", "sigma": 0.02, "gene_probability": 0.3,

@@ -81,6 +81,7 @@ def panel_for(config: Any) -> refine.Panel:
     return refine.Panel.build(config.refine, tables)
 
 
+@pytest.mark.shows("refine.games", "refine.eps", "refine.opponents")
 def test_a_generation_plays_new_games_the_same_for_every_candidate() -> None:
     config = config_from_dict(tiny(games=300))
     panel = panel_for(config)
@@ -98,12 +99,14 @@ def test_a_generation_plays_new_games_the_same_for_every_candidate() -> None:
     assert all(t[2].eps == config.refine.eps for t in first if t[0] != "random_tables")
 
 
+@pytest.mark.shows("refine.weight_restarts")
 def test_a_group_without_weight_is_not_played() -> None:
     config = config_from_dict(tiny(weight_restarts=0.0))
     tasks = refine.generation_tasks(config.refine, panel_for(config), 3, 0)
     assert {t[0] for t in tasks} == {"opponents", "random_tables"}
 
 
+@pytest.mark.shows("refine.eps", "refine.weight_opponents", "refine.weight_restarts", "refine.weight_random_tables")
 def test_panel_scores_are_the_scores_of_the_games_played() -> None:
     config = config_from_dict(tiny(games=60, eps=0.2))
     tasks = refine.generation_tasks(config.refine, panel_for(config), 5, 2)
@@ -149,6 +152,7 @@ def test_a_refined_run_keeps_the_gas_table_and_writes_the_centroid(refined: Path
     assert saved["refine_games"] == sum(int(dict(zip(header, row))["games"]) for row in rows[1:])
 
 
+@pytest.mark.shows("refine.restarts")
 def test_restarts_are_runs_of_the_experiment_with_derived_seeds(refined: Path) -> None:
     for k in (1, 2):
         saved = config_from_dict(__import__("tomllib").loads((refined / "restarts" / str(k) / "config.toml").read_text()))

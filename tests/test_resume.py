@@ -456,6 +456,7 @@ def test_a_checkpoint_from_another_config_is_refused(tmp_path: Path) -> None:
     (0.0, 2, [1, 3, 5]),  # every second generation, and the last
     (3600.0, 1, [0, 5]),  # the first, then no more than one an hour: the last
 ])
+@pytest.mark.shows("output.checkpoint_every", "output.checkpoint_seconds")
 def test_checkpoints_follow_their_generation_count_and_their_seconds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, every: int, saved: list[int]
 ) -> None:

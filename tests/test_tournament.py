@@ -45,6 +45,7 @@ def test_candidates_expand_symmetric_genomes() -> None:
     assert np.allclose(board, board[:, ::-1, :])
 
 
+@pytest.mark.shows("final.games")
 @pytest.mark.parametrize("count", [1, 2, 5])
 def test_plan_has_each_pairing_the_configured_number_of_games(count: int) -> None:
     config = tournament_config(games=3)
@@ -135,6 +136,7 @@ def test_a_run_with_a_final_tournament_writes_final_csv_and_takes_its_winner(tmp
     assert result.finished
 
 
+@pytest.mark.shows("final.games")
 def test_without_final_games_there_is_no_final_csv(tmp_path: Path) -> None:
     evolve(tiny_config(), out=tmp_path / "run")
     assert not (tmp_path / "run" / "final.csv").exists()

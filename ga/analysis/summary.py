@@ -21,7 +21,7 @@ from ga.rundir.layout import (
 )
 from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
-from ga.rundir.reader import experiment_name, read_config
+from ga.rundir.reader import experiment_description, experiment_name, read_config
 from ga.weights import FILE_NAMES, WeightsError, load_weights
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     lines = [f"Run {path}"]
     rows: list[tuple[str, str]] = [
         ("experiment", str(manifest.get("experiment", experiment_name(path)) or "?")),
+        *([("description", description)] if (description := experiment_description(path)) else []),
         ("seed", _text(manifest.get("seed"))),
         ("status", _status(manifest, holder(path))),
         ("generations", _generations_done(manifest, generations)),

@@ -14,7 +14,7 @@ from ga.rundir.layout import CONFIG, GENERATIONS, REFINE_STATE, RunDirError, che
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "run_settings", "writes_games"]
+__all__ = ["experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "run_settings", "writes_games"]
 
 
 def read_config(run_dir: Path) -> Config:
@@ -62,14 +62,23 @@ def read_generations(run_dir: str | os.PathLike[str]) -> pd.DataFrame:
 
 def experiment_name(run_dir: str | os.PathLike[str]) -> str:
     """Returns ``[experiment] name`` from the run's ``config.toml``, or "" if unavailable."""
+    return _experiment_text(run_dir, "name")
+
+
+def experiment_description(run_dir: str | os.PathLike[str]) -> str:
+    """Returns ``[experiment] description`` from the run's ``config.toml``, or "" if unavailable."""
+    return _experiment_text(run_dir, "description")
+
+
+def _experiment_text(run_dir: str | os.PathLike[str], key: str) -> str:
     path = Path(run_dir) / CONFIG
     try:
         config = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return ""
     experiment = config.get("experiment", {})
-    name = experiment.get("name", "") if isinstance(experiment, dict) else ""
-    return str(name)
+    value = experiment.get(key, "") if isinstance(experiment, dict) else ""
+    return " ".join(str(value).split())  # one line, whatever the file holds
 
 
 def writes_games(run_dir: Path) -> bool:
