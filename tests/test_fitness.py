@@ -573,3 +573,12 @@ def test_without_depths_nothing_changes() -> None:
     plain = make_config()
     assert plan_generation(plain, 1, 8).depth is None
     assert "depths" not in str(opponent_labels(plain))
+
+
+def test_scores_of_groups_without_games_are_nan_without_a_warning() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's divide-by-zero warning would fail the test
+        values = scores(np.array([0, 0, 2]), np.array([4, -2, 0]), 4, "disc_diff")
+    assert values[0] == 1.0 and values[2] == 0.0 and np.isnan(values[1]) and np.isnan(values[3])

@@ -115,7 +115,7 @@ def test_sel_adjacent_pairs_compares_only_within_fixed_pairs() -> None:
 @pytest.mark.parametrize(("size", "k"), [(5, 2), (7, 3), (6, 2), (6, 4)])
 def test_sel_adjacent_pairs_rejects_odd_populations_and_wrong_k(size: int, k: int) -> None:
     population = [individual([float(i)], float(i)) for i in range(size)]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"needs an even population and k = half of it, got {size} and {k}"):
         operators.sel_adjacent_pairs(population, k)
 
 
@@ -272,3 +272,91 @@ def test_gaussian_mutation_moves_its_share_of_genes_by_sigma() -> None:
     share = moved / (200 * 64)
     assert abs(share - 0.3) < 4 * math.sqrt(0.3 * 0.7 / (200 * 64))
     assert 0.018 < float(np.std(steps)) < 0.022
+
+
+# --- each method a config names, by value -----------------------------------------------------
+
+
+@pytest.mark.shows("selection.method")
+def test_best_selection_takes_the_k_fittest() -> None:
+    toolbox = build_toolbox(small_config(selection={"method": "best"}))
+    population = [individual([float(i)], float((i * 7) % 10)) for i in range(10)]
+    chosen = toolbox.select(population, 4)
+    assert sorted(ind.fitness.values[0] for ind in chosen) == [6.0, 7.0, 8.0, 9.0]
+
+
+@pytest.mark.shows("selection.method")
+def test_roulette_selection_is_proportional_even_when_the_fitness_sum_is_below_one() -> None:
+    toolbox = build_toolbox(small_config(selection={"method": "roulette"}))
+    population = [individual([float(i)], 0.5 if i == 0 else 0.0) for i in range(10)]  # sum 0.5
+    random.seed(7)
+    assert all(ind[0] == 0.0 for _ in range(50) for ind in toolbox.select(population, 5))
+    zeros = [individual([float(i)], 0.0) for i in range(10)]  # sum 0: a uniform pick instead of none
+    picked = {ind[0] for _ in range(50) for ind in toolbox.select(zeros, 5)}
+    assert len(picked) == 10
+
+
+@pytest.mark.shows("crossover.method")
+def test_two_point_crossover_swaps_one_inner_segment() -> None:
+    toolbox = build_toolbox(small_config(crossover={"method": "two-point"}))
+    random.seed(3)
+    segments = set()
+    for _ in range(300):
+        child, other = toolbox.mate(individual([0.0] * 64), individual([1.0] * 64))
+        changes = [k for k in range(1, 64) if child[k] != child[k - 1]]
+        assert len(changes) <= 2 and child[0] == 0.0  # 0..0 1..1 0..0: one segment from the other parent
+        assert [a + b for a, b in zip(child, other)] == [1.0] * 64
+        segments.add(len(changes))
+    assert segments == {1, 2}  # both cuts inside, and the second at the end
+
+
+@pytest.mark.shows("crossover.method")
+def test_no_crossover_leaves_both_parents_as_they_were() -> None:
+    config = small_config(crossover={"method": "none", "probability": 1.0}, mutation={"gene_probability": 0.0},
+                          selection={"method": "tournament", "tournament_size": 2, "elitism": 0})
+    toolbox = build_toolbox(config)
+    first, second = individual([0.0] * 64), individual([1.0] * 64)
+    assert toolbox.mate(first, second) == (first, second) and set(first) == {0.0} and set(second) == {1.0}
+    random.seed(4)
+    assert all(len(set(child)) == 1 for child in breed(constant_population(10), toolbox, config))
+
+
+@pytest.mark.shows("mutation.method", "mutation.low", "mutation.high")
+def test_reset_mutation_redraws_genes_uniformly_in_its_range() -> None:
+    toolbox = build_toolbox(small_config(mutation={"method": "reset", "gene_probability": 1.0, "low": 5.0,
+                                                   "high": 6.0}))
+    random.seed(5)
+    genes = np.array([list(toolbox.mutate(individual([0.0] * 64))[0]) for _ in range(50)]).ravel()
+    assert genes.min() >= 5.0 and genes.max() <= 6.0 and abs(genes.mean() - 5.5) < 0.03
+
+
+@pytest.mark.shows("mutation.method", "mutation.sigma")
+def test_gaussian_mutation_is_centred_on_the_gene() -> None:
+    toolbox = build_toolbox(small_config(mutation={"method": "gaussian", "gene_probability": 1.0, "sigma": 0.1}))
+    random.seed(6)
+    steps = np.array([list(toolbox.mutate(individual([0.0] * 64))[0]) for _ in range(50)]).ravel()
+    assert abs(steps.mean()) < 5 * 0.1 / np.sqrt(steps.size) and abs(steps.std() - 0.1) < 0.01
+
+
+@pytest.mark.shows("crossover.alpha", "mutation.low", "mutation.high")
+def test_breeding_with_blend_crossover_keeps_children_in_the_mutation_range() -> None:
+    config = small_config(crossover={"method": "blend", "alpha": 0.5}, mutation={"gene_probability": 0.0,
+                                                                                 "low": -1.0, "high": 1.0},
+                          selection={"method": "tournament", "tournament_size": 2, "elitism": 0})
+    toolbox = build_toolbox(config)
+    population = [individual([-1.0 if i % 2 else 1.0] * 64, float(i)) for i in range(10)]
+    random.seed(8)
+    genes = np.array([list(child) for _ in range(20) for child in breed(population, toolbox, config)])
+    assert genes.min() == -1.0 and genes.max() == 1.0  # blend reaches past both parents, and is clipped
+
+
+def test_reset_mutation_hits_every_position_at_its_rate() -> None:
+    random.seed(9)
+    hits = np.zeros(64)
+    trials = 3000
+    for _ in range(trials):
+        mutated = operators.mut_reset(individual([0.0] * 64), 0.1, 1.0, 2.0)[0]
+        hits += np.array(mutated) != 0.0
+    bound = 5 * np.sqrt(0.1 * 0.9 / trials)
+    assert np.all(np.abs(hits / trials - 0.1) < bound)  # the first and the last genes included
+

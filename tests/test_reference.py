@@ -80,3 +80,22 @@ def test_the_reference_plays_as_a_player_spec() -> None:
     player = build_player(spec)
     assert player.weights == tuple(TABLES["reference"])
     assert player.eps == 0.1
+
+
+def test_seed2021_re_runs_to_the_shipped_files_byte_for_byte(tmp_path: Path) -> None:
+    """The blog's experiment, 1,000 generations (about 2 s): the shipped tables and every untimed column."""
+    import csv
+
+    from ga.evolution.run import evolve
+
+    shipped = ROOT / "results" / "reference" / "seed2021"
+    evolve(ROOT / "experiments" / "seed2021.toml", out=tmp_path / "run", workers=1)
+    for name in ("best_weights.csv", "mean_weights.csv"):
+        assert (tmp_path / "run" / name).read_bytes() == (shipped / name).read_bytes(), name
+
+    def untimed(path: Path) -> list[list[str]]:
+        rows = list(csv.reader(path.open(newline="")))
+        keep = [i for i, column in enumerate(rows[0]) if not column.endswith("_s")]
+        return [[row[i] for i in keep] for row in rows]
+
+    assert untimed(tmp_path / "run" / "generations.csv") == untimed(shipped / "generations.csv")

@@ -454,6 +454,7 @@ def test_a_checkpoint_from_another_config_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("seconds", "every", "saved"), [
     (0.0, 1, [0, 1, 2, 3, 4, 5]),  # every generation
     (0.0, 2, [1, 3, 5]),  # every second generation, and the last
+    (0.0, 4, [3, 5]),  # every fourth, and the last
     (3600.0, 1, [0, 5]),  # the first, then no more than one an hour: the last
 ])
 @pytest.mark.shows("output.checkpoint_every", "output.checkpoint_seconds")
