@@ -105,26 +105,6 @@ def test_a_run_on_a_dask_cluster_writes_the_files_of_a_local_run(cluster: Any, r
     assert (saved.backend, saved.address) == ("dask", cluster.scheduler_address)
 
 
-def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    tasks: list[int] = []
-    real_map = ga.games.cluster.cluster_map
-
-    def counting_map(client: Any) -> Any:
-        run_on_cluster = real_map(client)
-
-        def counted(function: Any, items: Any) -> Any:
-            items = list(items)
-            tasks.append(len(items))
-            return run_on_cluster(function, items)
-
-        return counted
-
-    monkeypatch.setattr(ga.games.cluster, "cluster_map", counting_map)
-    evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address, generations=2)
-    # One batch per worker thread (2 workers x DASK_BATCHES_PER_WORKER), of similar cost, cut at individuals.
-    assert tasks == [2 * ga.games.executor.DASK_BATCHES_PER_WORKER] * 2
-
-
 def _counting_tasks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     tasks: list[int] = []
     real_map = ga.games.cluster.cluster_map
@@ -141,6 +121,13 @@ def _counting_tasks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(ga.games.cluster, "cluster_map", counting_map)
     return tasks
+
+
+def test_the_games_really_go_to_the_cluster(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks = _counting_tasks(monkeypatch)
+    evolve(config_from_dict(experiment()), out=tmp_path / "run", dask=cluster.scheduler_address, generations=2)
+    # One batch per worker thread (2 workers x DASK_BATCHES_PER_WORKER), of similar cost, cut at individuals.
+    assert tasks == [2 * ga.games.executor.DASK_BATCHES_PER_WORKER] * 2
 
 
 @pytest.mark.shows("compute.backend", "compute.address", "evolve --dask", "resume --dask")

@@ -127,15 +127,20 @@ def test_blend_crossover_draws_within_alpha_beyond_the_parents(alpha: float) -> 
 # --- [fitness] ------------------------------------------------------------------------------------
 
 
-@pytest.mark.shows("fitness.player", "fitness.eps")
-def test_the_individual_plays_as_the_configured_player_with_its_eps() -> None:
-    config = config_from_dict(small(fitness={"player": "alphabeta:2", "eps": 0.25, "games_per_opponent": 2}))
+def _first_generation(config: Any) -> tuple[list[Any], Any]:
+    """Returns a random first population, evaluated, and its games."""
     toolbox = build_toolbox(config)
     random.seed(3)
     population = [toolbox.individual() for _ in range(8)]
     with game_map(1) as games:
         generation = evaluate_generation(population, 0, config, [], games)
-    log = generation.game_log
+    return population, generation.game_log
+
+
+@pytest.mark.shows("fitness.player", "fitness.eps")
+def test_the_individual_plays_as_the_configured_player_with_its_eps() -> None:
+    config = config_from_dict(small(fitness={"player": "alphabeta:2", "eps": 0.25, "games_per_opponent": 2}))
+    population, log = _first_generation(config)
     labels = opponent_labels(config)
     for k in range(len(log.individual)):
         me = Player("alphabeta", 2, tuple(population[log.individual[k]]), eps=0.25)
@@ -148,12 +153,7 @@ def test_the_individual_plays_as_the_configured_player_with_its_eps() -> None:
 @pytest.mark.parametrize("score", ["win_rate", "disc_diff"])
 def test_fitness_is_the_configured_score_of_the_individuals_games(score: str) -> None:
     config = config_from_dict(small(fitness={"score": score}))
-    toolbox = build_toolbox(config)
-    random.seed(4)
-    population = [toolbox.individual() for _ in range(8)]
-    with game_map(1) as games:
-        generation = evaluate_generation(population, 0, config, [], games)
-    log = generation.game_log
+    population, log = _first_generation(config)
     for i, individual in enumerate(population):
         diffs = np.asarray(log.disc_diffs)[np.asarray(log.individual) == i]
         expected = diffs.mean() if score == "disc_diff" else ((diffs > 0).sum() + 0.5 * (diffs == 0).sum()) / diffs.size
