@@ -259,6 +259,45 @@ RUN_DIR_FAULTS: tuple[tuple[str, bytes | None], ...] = (
     ("generations.csv", b""),
 )
 
+#: Values out of range, or of the wrong kind, in one row or field of a finished run's files:
+#: (file, column or field, value, commands that read it, fragment of the one-line error).
+RUN_VALUE_FAULTS: tuple[tuple[str, str, Any, tuple[str, ...], str], ...] = (
+    ("generations.csv", "generation", "1e400", ("show", "plot"), "column 'generation', line 2: inf is not an integer"),
+    ("generations.csv", "generation", "x", ("show", "plot"), "column 'generation', line 2: 'x' is not an integer"),
+    ("generations.csv", "generation", "1.5", ("show", "plot"), "column 'generation', line 2: 1.5 is not an integer"),
+    ("generations.csv", "win_rate", "inf", ("show", "plot"), "column 'win_rate', line 2: inf is not a number in [0, 1]"),
+    ("generations.csv", "win_rate", "5.0", ("show", "plot"), "column 'win_rate', line 2: 5.0 is not a number"),
+    ("generations.csv", "win_rate", "abc", ("show", "plot"), "column 'win_rate', line 2: 'abc'"),
+    ("generations.csv", "best_fitness", "-1e9", ("show", "plot"), "column 'best_fitness'"),
+    ("games.csv", "disc_diff", "zz", ("plot",), "column 'disc_diff', line 2: 'zz'"),
+    ("games.csv", "disc_diff", "65", ("plot",), "column 'disc_diff', line 2: 65 is not an integer in [-64, 64]"),
+    ("games.csv", "colour", "green", ("plot",), "column 'colour', line 2: 'green' is not black or white"),
+    ("manifest.json", "refine_games", [1], ("show", "resume"), "field 'refine_games' must be an integer"),
+    ("manifest.json", "games_played", 10**40, ("show", "resume"), "field 'games_played'"),
+    ("manifest.json", "wall_s", float("inf"), ("show", "resume"), "field 'wall_s' must be a number"),
+    ("manifest.json", "status", "bogus", ("show", "resume"), "field 'status' must be one of running"),
+    ("manifest.json", "experiment", {"a": 1}, ("show", "resume"), "field 'experiment' must be text"),
+    ("manifest.json", "versions", ["numpy"], ("show", "resume"), "field 'versions'"),
+)
+
+#: Rows of a run's CSV file cut short or given a field too many: (file, line, how, commands, fragment).
+RUN_ROW_FAULTS: tuple[tuple[str, int, str, tuple[str, ...], str], ...] = (
+    ("generations.csv", 2, "a field too many", ("show", "plot"), "a row has more fields than the header"),
+    ("generations.csv", 3, "cut short", ("show", "plot"), "line 3 has fewer fields than the header"),
+    ("games.csv", 2, "a field too many", ("plot",), "a row has more fields than the header"),
+    ("games.csv", 3, "cut short", ("plot",), "line 3 has fewer fields than the header"),
+)
+
+#: Whole-file damage that a reader of the run meets: (file, bytes, commands, fragment).
+RUN_FILE_FAULTS: tuple[tuple[str, bytes, tuple[str, ...], str], ...] = (
+    ("games.csv", b"", ("plot",), "games.csv' is empty"),
+    ("games.csv", b"\xff\xfe\x00garbage\n", ("plot",), "games.csv' is not text (UTF-8)"),
+    ("generations.csv", b"\x89PNG\r\n\x1a\n", ("show", "plot"), "generations.csv' is not text (UTF-8)"),
+    ("manifest.json", b"[" * 100_000, ("show", "resume"), "nested too deeply to be a manifest"),
+    ("checkpoint.json", b"[" * 100_000, ("resume",), "nested too deeply to be a checkpoint"),
+)
+
+
 #: checkpoint.json fields set to a value of the wrong type: (field, JSON value).
 CHECKPOINT_FIELD_FAULTS: tuple[tuple[str, Any], ...] = (
     ("format", "1"),

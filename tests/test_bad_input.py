@@ -1,6 +1,6 @@
 """Bad input, systematically: random and mutated configs, weights files, positions and specs.
 
-The contract (README, "Bad input"): a loader raises only its documented error
+The contract (docs/runs.md, "Stopping and bad input"): a loader raises only its documented error
 (ConfigError, WeightsError, ValueError), never KeyError, TypeError,
 UnicodeDecodeError, ...; the command line never shows a traceback, exits with
 code 2, prints exactly one line ``othello-ga: error: ...`` on stderr (a warning
@@ -725,6 +725,120 @@ def test_show_and_plot_of_a_damaged_run_do_not_crash(
     tried("cli")
     assert code in (0, EXIT_BAD_INPUT), lines
     assert code == 0 or len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]), lines
+
+
+def edited_cell(text: str, column: str, value: Any) -> str:
+    """Returns CSV text with the first data row's ``column`` set to ``value``."""
+    lines = text.splitlines()
+    header = lines[0].split(",")
+    row = lines[1].split(",")
+    row[header.index(column)] = str(value)
+    lines[1] = ",".join(row)
+    return "\n".join(lines) + "\n"
+
+
+def edited_row(text: str, line: int, how: str) -> str:
+    """Returns CSV text with one line (1 is the header) given a field too many or cut to half its fields."""
+    lines = text.splitlines()
+    fields = lines[line - 1].split(",")
+    lines[line - 1] = ",".join(fields + ["7"] if how == "a field too many" else fields[: len(fields) // 2])
+    return "\n".join(lines) + "\n"
+
+
+def assert_each_command_names(run_dir: Path, commands: tuple[str, ...], fragment: str, file_name: str) -> None:
+    before = snapshot(run_dir)
+    for command in commands:
+        extra = ["--generations", "3", "--quiet", "--no-plots"] if command == "resume" else []
+        line = assert_bad_input([command, str(run_dir), *extra], fragment)
+        assert file_name in line, line
+        assert snapshot(run_dir) == before, f"{command} wrote into the damaged run"
+
+
+@pytest.mark.parametrize(("name", "field", "value", "commands", "fragment"), cases.RUN_VALUE_FAULTS,
+                         ids=[f"{c[0]}:{c[1]}={c[2]!r:.20}" for c in cases.RUN_VALUE_FAULTS])
+def test_a_value_out_of_its_range_in_a_run_file_is_named(
+    finished_run: Path, tmp_path: Path, name: str, field: str, value: Any, commands: tuple[str, ...], fragment: str
+) -> None:
+    tried("run-dir faults")
+    path = finished_run / name
+    if name.endswith(".json"):
+        document = json.loads(path.read_text())
+        document[field] = value
+        content = json.dumps(document).encode()
+    else:
+        content = edited_cell(path.read_text(), field, value).encode()
+    run_dir = damaged_copy(finished_run, tmp_path, name, content)
+    assert_each_command_names(run_dir, commands, fragment, name)
+
+
+@pytest.mark.parametrize(("name", "line", "how", "commands", "fragment"), cases.RUN_ROW_FAULTS,
+                         ids=[f"{c[0]}:{c[1]} {c[2]}" for c in cases.RUN_ROW_FAULTS])
+def test_a_row_of_the_wrong_length_in_a_run_file_is_named(
+    finished_run: Path, tmp_path: Path, name: str, line: int, how: str, commands: tuple[str, ...], fragment: str
+) -> None:
+    tried("run-dir faults")
+    content = edited_row((finished_run / name).read_text(), line, how).encode()
+    run_dir = damaged_copy(finished_run, tmp_path, name, content)
+    assert_each_command_names(run_dir, commands, fragment, name)
+
+
+@pytest.mark.parametrize(("name", "content", "commands", "fragment"), cases.RUN_FILE_FAULTS,
+                         ids=[f"{c[0]}={c[1][:8]!r}" for c in cases.RUN_FILE_FAULTS])
+def test_a_damaged_run_file_is_named(
+    finished_run: Path, tmp_path: Path, name: str, content: bytes, commands: tuple[str, ...], fragment: str
+) -> None:
+    tried("run-dir faults")
+    run_dir = damaged_copy(finished_run, tmp_path, name, content)
+    assert_each_command_names(run_dir, commands, fragment, name)
+
+
+RUN_FILES = ("config.toml", "manifest.json", "checkpoint.json", "generations.csv", "games.csv",
+             "best_weights.csv", "mean_weights.csv", ".lock")
+
+
+@st.composite
+def damage(draw: st.DrawFn, original: bytes) -> bytes | str:
+    """Random damage to a file's bytes, or "link" for a symlink in its place."""
+    kind = draw(st.sampled_from(["link", "truncated", "flipped", "replaced", "spliced"]))
+    if kind == "link":
+        return "link"
+    if kind == "truncated":
+        return original[: draw(st.integers(0, max(0, len(original) - 1)))]
+    if kind == "flipped" and original:
+        at = draw(st.integers(0, len(original) - 1))
+        return original[:at] + bytes([original[at] ^ draw(st.integers(1, 255))]) + original[at + 1:]
+    if kind == "spliced" and original:
+        at = draw(st.integers(0, len(original)))
+        return original[:at] + draw(st.sampled_from(cases.MUTATION_TOKENS)).encode() + original[at:]
+    return draw(st.binary(max_size=64))
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), name=st.sampled_from(RUN_FILES), command=st.sampled_from(["show", "plot", "resume"]))
+def test_any_damage_to_one_run_file_gives_a_result_or_one_line_and_nothing_written_outside(
+    finished_run: Path, scratch: Path, data: st.DataObject, name: str, command: str
+) -> None:
+    tried("run-dir faults")
+    root = scratch / "damage"
+    shutil.rmtree(root, ignore_errors=True)
+    run_dir = root / "run"
+    shutil.copytree(finished_run, run_dir)
+    outside = root / "outside"
+    outside.write_bytes(b"a file outside the run\n")
+    change = data.draw(damage((run_dir / name).read_bytes()))
+    (run_dir / name).unlink()
+    if change == "link":
+        (run_dir / name).symlink_to(outside)
+    else:
+        (run_dir / name).write_bytes(change)
+    extra = ["--generations", "3", "--quiet", "--no-plots"] if command == "resume" else []
+    code, _, lines = run_cli([command, str(run_dir), *extra])
+    assert code in (0, EXIT_BAD_INPUT), lines
+    assert code == 0 or (len(lines) == 1 and ERROR_LINE.fullmatch(lines[0])), lines
+    assert outside.read_bytes() == b"a file outside the run\n" and not outside.is_symlink()
+    assert sorted(path.name for path in root.iterdir()) == ["outside", "run"]
+    if change == "link" and command == "resume":
+        assert code == EXIT_BAD_INPUT and name in lines[0], lines  # never writes where a link is
 
 
 @pytest.mark.parametrize("command", ["show", "plot", "resume"])

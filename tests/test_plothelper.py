@@ -13,6 +13,7 @@ import ga.analysis.plothelper
 from ga.cli import main
 from ga.analysis.plothelper import PlotHelper
 from ga.analysis.plots import RUN_FIGURES, plot_run
+from ga.rundir.layout import RunDirError
 from tests.test_plots import write_run
 
 QUICK = Path(__file__).resolve().parents[1] / "experiments" / "quick.toml"
@@ -72,7 +73,7 @@ def test_a_helper_that_died_leaves_the_figures_to_this_process(tmp_path: Path) -
 
 
 def test_the_helper_s_error_is_raised_here(tmp_path: Path) -> None:
-    with PlotHelper() as helper, pytest.raises(FileNotFoundError, match="generations.csv"):
+    with PlotHelper() as helper, pytest.raises(RunDirError, match="generations.csv"):
         helper.draw(tmp_path / "no-run")
 
 

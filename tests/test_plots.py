@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 import ga.analysis.plots
+from ga.rundir.layout import RunDirError
 from ga.analysis.plots import (
     DPI,
     FIGURE_SIZES,
@@ -314,21 +315,21 @@ def test_plot_run_on_a_partial_run(tmp_path: Path) -> None:
 
 
 def test_missing_generations_csv_names_the_file(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="generations.csv does not exist"):
+    with pytest.raises(RunDirError, match="generations.csv' does not exist"):
         plot_run(tmp_path)
-    with pytest.raises(FileNotFoundError, match="generations.csv"):
+    with pytest.raises(RunDirError, match="generations.csv"):
         plot_compare([tmp_path], tmp_path / "compare.png")
 
 
 def test_malformed_generations_csv(tmp_path: Path) -> None:
     (tmp_path / "generations.csv").write_text("")
-    with pytest.raises(ValueError, match="generations.csv is empty"):
+    with pytest.raises(RunDirError, match="generations.csv' is empty"):
         plot_run(tmp_path)
     (tmp_path / "generations.csv").write_text("generation,win_rate\n0,0.5\n")
-    with pytest.raises(ValueError, match="lacks column"):
+    with pytest.raises(RunDirError, match="lacks column"):
         plot_run(tmp_path)
     (tmp_path / "generations.csv").write_text("generation,games,wins,draws,losses,win_rate\n")
-    with pytest.raises(ValueError, match="no generations yet"):
+    with pytest.raises(RunDirError, match="no generations yet"):
         plot_run(tmp_path)
 
 

@@ -35,7 +35,8 @@ from matplotlib.textpath import TextToPath
 
 from ga.files import atomic_write
 from ga.analysis.stats import MatchSummary, wilson_interval
-from ga.rundir.reader import experiment_name, read_generations, run_settings, writes_games
+from ga.rundir.layout import GAMES, REFINE_CSV
+from ga.rundir.reader import experiment_name, read_generations, read_table, run_settings, writes_games
 from ga.weights import FILE_NAMES, PHASE_NAMES, load_weights
 
 __all__ = [
@@ -305,14 +306,23 @@ def plot_run(
     (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) is skipped with a
     warning (none for ``games.csv`` when the run's config turned it off).
 
-    :raises FileNotFoundError: if ``generations.csv`` is missing.
-    :raises ValueError: for an unknown ``fmt`` or figure name, or a malformed
-        ``generations.csv``.
+    :raises RunDirError: if ``generations.csv`` (or another file a figure reads) is
+        missing or damaged.
+    :raises ValueError: for an unknown ``fmt`` or figure name.
     """
     _check_format(fmt)
     selected = _select_figures(figures)
     run_dir = Path(run_dir)
+    # Every file a selected figure reads is read, and checked, before the first figure is written.
     generations = read_generations(run_dir)
+    games_path = run_dir / GAMES
+    games = read_table(run_dir, GAMES) if "opponent_bars" in selected and games_path.is_file() else None
+    refined = (run_dir / "ga_best_weights.csv").is_file()
+    tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
+              if (run_dir / f"{stem}.csv").is_file()}
+    refine_path = run_dir / REFINE_CSV
+    refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and refine_path.is_file() else None
+
     out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
     out_dir.mkdir(parents=True, exist_ok=True)
     label = run_label(run_dir)
@@ -333,9 +343,7 @@ def plot_run(
                              out_dir / f"win_rate_by_opponent.{fmt}"))
 
     if "opponent_bars" in selected:
-        games_path = run_dir / "games.csv"
-        if games_path.is_file():
-            games = pd.read_csv(games_path)
+        if games is not None:
             written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
         elif writes_games(run_dir):
             warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
@@ -348,9 +356,6 @@ def plot_run(
         unit = "mean disc difference" if _fitness_of(run_dir).get("score") == "disc_diff" else "win rate, draw = 1/2"
         written.append(_save(_fitness_figure(generations, label, unit), out_dir / f"fitness.{fmt}"))
 
-    refined = (run_dir / "ga_best_weights.csv").is_file()
-    tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
-              if (run_dir / f"{stem}.csv").is_file()}
     # One colour scale for the tables drawn together, so that equal colours are equal weights across them.
     largest = max((float(np.abs(t).max()) for t in tables.values()), default=1.0) or 1.0
     titles = {"best_weights": "The refined table (CMA-ES's final centroid)" if refined else
@@ -367,9 +372,8 @@ def plot_run(
         written += plot_weights(tables[stem], out_dir / f"{stem}.{fmt}", title=f"{titles[stem]}: {label}",
                                 scale=largest)
 
-    refine_path = run_dir / "refine.csv"
-    if REFINE_FIGURE in selected and refine_path.is_file():
-        written.append(_save(_refine_figure(pd.read_csv(refine_path), label), out_dir / f"{REFINE_FIGURE}.{fmt}"))
+    if refine is not None:
+        written.append(_save(_refine_figure(refine, label), out_dir / f"{REFINE_FIGURE}.{fmt}"))
     elif figures is not None and REFINE_FIGURE in selected:
         warnings.warn(f"{refine_path} does not exist (the run has no [refine]); skipping {REFINE_FIGURE}",
                       stacklevel=2)
@@ -388,7 +392,7 @@ def plot_compare(
     ``fmt`` (the suffix is then replaced) or from the suffix of ``out_path``.
 
     :raises ValueError: if ``run_dirs`` is empty.
-    :raises FileNotFoundError: if a run has no ``generations.csv``.
+    :raises RunDirError: if a run's ``generations.csv`` is missing or damaged.
     """
     if not run_dirs:
         raise ValueError("plot_compare needs at least one run directory")

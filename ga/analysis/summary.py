@@ -21,7 +21,7 @@ from ga.rundir.layout import (
 )
 from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
-from ga.rundir.reader import experiment_description, experiment_name, read_config
+from ga.rundir.reader import experiment_description, experiment_name, read_config, read_table
 from ga.weights import FILE_NAMES, WeightsError, load_weights
 
 if TYPE_CHECKING:
@@ -105,13 +105,10 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
 
 
 def _read_generations(path: Path) -> pd.DataFrame | None:
-    """Returns generations.csv, or None if it is missing, empty or unreadable."""
-    import pandas as pd  # here, not at the top: the CLI starts faster without it
-
-    try:
-        generations = pd.read_csv(path / GENERATIONS)
-    except (OSError, pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+    """Returns generations.csv, or None if it is missing or empty (RunDirError if it is damaged)."""
+    if not (path / GENERATIONS).is_file():
         return None
+    generations = read_table(path, GENERATIONS)  # damaged values are named, never shown as results
     if generations.empty or "generation" not in generations.columns:
         return None
     return generations

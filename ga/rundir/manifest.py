@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import platform
 import sys
 import time
@@ -13,7 +14,7 @@ from typing import Any
 from ga.files import atomic_write
 from ga.rundir.layout import MANIFEST, RunDirError
 
-__all__ = ["command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
+__all__ = ["FIELDS", "STATUSES", "command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
 
 
 def versions() -> dict[str, str]:
@@ -69,8 +70,57 @@ def read_manifest(run_dir: Path, *, missing_ok: bool = False) -> dict[str, Any]:
         return {}
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise RunDirError(f"cannot read '{path}': it is nested too deeply to be a manifest; "
+                          "the run directory is damaged") from None
     except (OSError, ValueError) as error:  # ValueError covers JSON and UTF-8 errors
         raise RunDirError(f"cannot read '{path}': {error}") from error
     if not isinstance(manifest, dict):
         raise RunDirError(f"'{path}' is not a JSON object; the run directory is damaged")
+    for key, value in manifest.items():
+        problem = _field_problem(key, value)
+        if problem:
+            raise RunDirError(f"'{path}': field '{key}' {problem}; the run directory is damaged "
+                              "(restore the file or start the run again)")
     return manifest
+
+
+#: The states a run can be in, as its manifest says.
+STATUSES = ("running", "interrupted", "refining", "finished", "failed")
+_COUNT = (0, 10**15)  # generations, games: far above any run, far below where sums lose integers
+_SECONDS = (0.0, 1e9)
+#: What each field of a manifest may hold (a kind and, for numbers, the range).
+FIELDS: dict[str, tuple[Any, ...]] = {
+    "experiment": ("text",), "seed": ("int", 0, 2**64 - 1), "command": ("command",), "versions": ("versions",),
+    "generations_planned": ("int", *_COUNT), "generations_done": ("int", *_COUNT), "games_played": ("int", *_COUNT),
+    "final_games": ("int", *_COUNT), "refine_generations": ("int", *_COUNT), "refine_games": ("int", *_COUNT),
+    "started": ("time",), "finished": ("time",), "status": ("status",),
+    "wall_s": ("number", *_SECONDS), "final_s": ("number", *_SECONDS), "restarts_s": ("number", *_SECONDS),
+    "refine_s": ("number", *_SECONDS),
+}
+
+
+def _field_problem(key: str, value: Any) -> str:
+    """Returns what is wrong with a manifest field's value ("" if nothing; fields not listed are kept as they are)."""
+    kind, *bounds = FIELDS.get(key, ("any",))
+    if kind in ("int", "number"):
+        numeric = isinstance(value, int) if kind == "int" else isinstance(value, (int, float))
+        if isinstance(value, bool) or not numeric or not math.isfinite(value) or not bounds[0] <= value <= bounds[1]:
+            what = "an integer" if kind == "int" else "a number"
+            return f"must be {what} between {bounds[0]:,} and {bounds[1]:,}, got {_short(value)}"
+    elif kind in ("text", "time"):
+        if not (isinstance(value, str) or (kind == "time" and value is None)):
+            return f"must be {'a time (text)' if kind == 'time' else 'text'}, got {_short(value)}"
+    elif kind == "status" and value not in STATUSES:
+        return f"must be one of {', '.join(STATUSES)}, got {_short(value)}"
+    elif kind == "command" and not (isinstance(value, str) or
+                                    (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+        return f"must be the command line (text), got {_short(value)}"
+    elif kind == "versions" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+        return f"must map package names to versions (text), got {_short(value)}"
+    return ""
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import tomllib
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ga.config import Config, load_config
-from ga.rundir.layout import CONFIG, GENERATIONS, REFINE_STATE, RunDirError, check_run_dir
+from ga.rundir.layout import CONFIG, GAMES, GENERATIONS, REFINE_CSV, REFINE_STATE, RunDirError, check_run_dir
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "run_settings", "writes_games"]
+__all__ = ["COLUMNS", "REQUIRED", "experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings", "writes_games"]
 
 
 def read_config(run_dir: Path) -> Config:
@@ -29,34 +31,136 @@ def read_config(run_dir: Path) -> Config:
     return load_config(path / CONFIG, run_file=True)
 
 
-def read_records(run_dir: Path, name: str) -> list[dict[str, Any]]:
-    """Returns the rows of a run's per-generation CSV file as dicts."""
-    import pandas as pd  # here: a run that never resumes need not import it
+#: What each column of a run's CSV files may hold: (column or prefix*, kind, low, high).
+#: "int" and "number" must be present; "rate" is a number or empty (no games of that kind).
+_COUNT = 10**15
+COLUMNS: dict[str, tuple[tuple[str, str, float, float], ...]] = {
+    GENERATIONS: (
+        ("generation", "int", 0, _COUNT), ("games", "int", 0, _COUNT), ("wins", "int", 0, _COUNT),
+        ("draws", "int", 0, _COUNT), ("losses", "int", 0, _COUNT), ("win_rate", "rate", 0, 1),
+        ("win_rate_vs_*", "rate", 0, 1), ("fitness_std", "rate", 0, 128), ("fitness_*", "rate", -64, 64),
+        ("best_fitness", "rate", -64, 64), ("diversity", "rate", 0, 1e6), ("*_s", "rate", 0, 1e9),
+    ),
+    GAMES: (
+        ("generation", "int", 0, _COUNT), ("individual", "int", 0, _COUNT), ("colour", "colour", 0, 0),
+        ("seed", "int", 0, 2**64 - 1), ("disc_diff", "int", -64, 64),
+    ),
+    REFINE_CSV: (
+        ("generation", "int", 0, _COUNT), ("games", "int", 0, _COUNT), ("score_*", "rate", 0, 1),
+        ("best_*", "rate", 0, 1), ("sigma", "number", 0, 1e6), ("*_s", "rate", 0, 1e9),
+        ("centroid_*", "number", -1e6, 1e6),
+    ),
+}
 
-    return pd.read_csv(run_dir / name).to_dict("records")
+
+#: The columns each of a run's CSV files must have (the refinement's centroid has one column per weight).
+REQUIRED: dict[str, tuple[str, ...]] = {
+    GENERATIONS: ("generation", "games", "wins", "draws", "losses", "win_rate"),
+    GAMES: ("generation", "individual", "opponent", "colour", "seed", "disc_diff"),
+    REFINE_CSV: ("generation", "games", "score_mean", "score_best", "sigma", "centroid_0"),
+}
+
+
+def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
+    """Returns one of a run's CSV files, every value checked against :data:`COLUMNS`.
+
+    :raises RunDirError: naming the file, and the column, row and value that are wrong.
+    """
+    import pandas as pd  # here: a run that never reads its files back need not import it
+
+    path = Path(run_dir) / name
+    damaged = "the file is damaged (restore it, or run the experiment again)"
+    try:
+        with warnings.catch_warnings():
+            # index_col=False: a row with a field too many is an error, not a shift of every column
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            table = pd.read_csv(path, index_col=False)
+    except pd.errors.ParserWarning:
+        raise RunDirError(f"'{path}': a row has more fields than the header; {damaged}") from None
+    except FileNotFoundError:
+        raise RunDirError(f"'{path}' does not exist; is '{run_dir}' a run directory?") from None
+    except UnicodeDecodeError:
+        raise RunDirError(f"'{path}' is not text (UTF-8); {damaged}") from None
+    except pd.errors.EmptyDataError:
+        raise RunDirError(f"'{path}' is empty; {damaged}") from None
+    except pd.errors.ParserError as error:
+        raise RunDirError(f"'{path}': {str(error).strip().splitlines()[-1]}; {damaged}") from None
+    except OSError as error:
+        raise RunDirError(f"cannot read '{path}': {error.strerror or error}") from None
+    if len(table.columns) and table[table.columns[-1]].isna().any():  # a short row, or an empty last field
+        short = _first_short_row(path, len(table.columns))
+        if short:
+            raise RunDirError(f"'{path}': line {short} has fewer fields than the header; {damaged}")
+    missing = [column for column in REQUIRED.get(name, ()) if column not in table.columns]
+    if missing:
+        raise RunDirError(f"'{path}' lacks column(s) {', '.join(missing)}; {damaged}")
+    for column in table.columns:
+        rule = next((r for r in COLUMNS.get(name, ()) if _matches(r[0], str(column))), None)
+        if rule is not None:
+            problem = _column_problem(table[column], *rule[1:])
+            if problem:
+                raise RunDirError(f"'{path}': column '{column}', {problem}; {damaged}")
+    return table
+
+
+def _first_short_row(path: Path, fields: int) -> int:
+    """Returns the line number of the first row of a CSV file with fewer than ``fields`` fields (0 if none)."""
+    with path.open(newline="", encoding="utf-8") as file:
+        reader = csv.reader(file)
+        for row in reader:
+            if 0 < len(row) < fields:
+                return reader.line_num
+    return 0
+
+
+def _matches(pattern: str, column: str) -> bool:
+    if pattern.startswith("*"):
+        return column.endswith(pattern[1:])
+    if pattern.endswith("*"):
+        return column.startswith(pattern[:-1])
+    return column == pattern
+
+
+def _column_problem(values: pd.Series, kind: str, low: float, high: float) -> str:
+    """Returns the first wrong value of a column, with its line in the file ("" if none)."""
+    import numpy as np
+    import pandas as pd
+
+    if kind == "colour":
+        bad = ~values.isin(["black", "white"])
+        what = "black or white"
+    else:
+        numbers = pd.to_numeric(values, errors="coerce").astype(np.float64)
+        present = values.notna() & (values.astype(str).str.strip() != "")
+        bad = (present & ~np.isfinite(numbers)) | (np.isfinite(numbers) & ((numbers < low) | (numbers > high)))
+        if kind in ("int", "number"):
+            bad |= ~present
+        if kind == "int":
+            bad |= np.isfinite(numbers) & (numbers != np.floor(numbers))
+        what = f"{'an integer' if kind == 'int' else 'a number'} in [{low:,g}, {high:,g}]"
+    if not bad.any():
+        return ""
+    row = int(np.flatnonzero(bad.to_numpy())[0])
+    value = values.iloc[row]
+    shown = "nothing" if pd.isna(value) else repr(value if isinstance(value, str) else value.item()
+                                                   if hasattr(value, "item") else value)
+    return f"line {row + 2}: {shown[:40]} is not {what}"
+
+
+def read_records(run_dir: Path, name: str) -> list[dict[str, Any]]:
+    """Returns the rows of a run's per-generation CSV file as dicts, checked (see :func:`read_table`)."""
+    return read_table(run_dir, name).to_dict("records")
 
 
 def read_generations(run_dir: str | os.PathLike[str]) -> pd.DataFrame:
-    """Reads ``generations.csv`` of a run.
+    """Reads ``generations.csv`` of a run, checked (see :func:`read_table`).
 
-    :raises FileNotFoundError: if the file is missing.
-    :raises ValueError: if it is empty or lacks a required column.
+    :raises RunDirError: if the file is missing, damaged, empty or lacks a required column.
     """
     path = Path(run_dir) / GENERATIONS
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist; is {Path(run_dir)} a run directory?")
-    import pandas as pd  # here: only readers of the figures' data need it
-
-    try:
-        generations = pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path} is empty") from None
-    required = ["generation", "games", "wins", "draws", "losses", "win_rate"]
-    missing = [column for column in required if column not in generations.columns]
-    if missing:
-        raise ValueError(f"{path} lacks column(s) {', '.join(missing)}")
+    generations = read_table(run_dir, GENERATIONS)
     if generations.empty:
-        raise ValueError(f"{path} has no generations yet")
+        raise RunDirError(f"'{path}' has no generations yet")
     return generations
 
 
