@@ -337,8 +337,26 @@ END_TO_END: tuple[tuple[str, dict[str, bytes], list[str], str], ...] = (
      {"bad.toml": b'[population]\nsize = 4\nparents = 2\n[fitness]\nopponents = ["wpc:1@w.csv"]\n',
       "w.csv": b"1,2,3\n"},
      ["evolve", "{tmp}/bad.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"], "fitness.opponents[0].spec"),
-    ("play against a bad spec with stdin closed", {}, ["play", "alphabeta:13@heuristic"], "1..12"),
+    ("play against a bad spec", {}, ["play", "alphabeta:13@heuristic"], "1..12"),
     ("resume of a directory that is not a run", {}, ["resume", "{tmp}"], "not a run directory"),
+    ("plan whose generation cannot fit in memory",
+     {"big.toml": b"[population]\nsize = 32\nparents = 16\n[fitness]\nopponents = [\"random\"]\n"
+                  b"games_per_opponent = 1000000000000\n"},
+     ["evolve", "{tmp}/big.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"],
+     "config key 'fitness.games_per_opponent' = 1000000000000 makes a generation need about 7.3 PiB"),
+    ("plan of coevolution games that cannot fit in memory",
+     {"big.toml": b"[population]\nsize = 32\nparents = 16\n[fitness]\nopponents = [\"random\"]\n"
+                  b"coevolution = 1000000000000\n"},
+     ["evolve", "{tmp}/big.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"], "'fitness.coevolution'"),
+    ("plan of random-table games that cannot fit in memory",
+     {"big.toml": b"[population]\nsize = 32\nparents = 16\n[fitness]\nopponents = [\"random\"]\n"
+                  b"random_table_games = 1000000000000\n"},
+     ["evolve", "{tmp}/big.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"], "'fitness.random_table_games'"),
+    ("plan of more games than a run counts",
+     {"long.toml": b"[experiment]\ngenerations = 100000000000000\n[population]\nsize = 32\nparents = 16\n"
+                   b"[fitness]\nopponents = [\"random\"]\n"},
+     ["evolve", "{tmp}/long.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"],
+     "'experiment.generations' = 100000000000000 plans 3.2e+15 games in all"),
     ("table whose weighted sums would overflow", {"huge.csv": (b"1e308," * 7 + b"1e308\n") * 8},
      ["evaluate", "{tmp}/huge.csv", "--vs", "random", "--games", "10"], "beyond +-10000"),
 )

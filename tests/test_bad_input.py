@@ -916,3 +916,19 @@ def test_the_documented_counts_are_this_suites() -> None:
     for category, count in counts.items():
         assert abs(stated[category] - count) <= max(2, count // 50), f"update docs/runs.md: '{actual}'"
     assert abs(int(found.group(1).replace(",", "")) - sum(counts.values())) <= sum(counts.values()) // 50
+
+
+@pytest.mark.parametrize(("redirect", "fragment"), [
+    ("<&-", "standard input is closed"),
+    (">&-", "standard output is closed"),
+])
+def test_play_with_a_closed_terminal_stream_says_which(tmp_path: Path, redirect: str, fragment: str) -> None:
+    tried("cli")
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(
+        ["bash", "-c", f'echo d3 | "{sys.executable}" -m ga.cli play --seed 1 {redirect}'],
+        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60,
+    )
+    assert completed.returncode == EXIT_BAD_INPUT, completed.stderr
+    lines = completed.stderr.splitlines()
+    assert len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]) and fragment in lines[0], completed.stderr

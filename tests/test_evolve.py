@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from deap import creator
 import ga.games.executor
 from engine import Player, build_player, play_match
 from ga.config import Config, ConfigError, config_from_dict, load_config
-from ga.evolution.run import evolve
+from ga.evolution.run import check_plan, evolve, memory_limit
 from ga.evolution.toolbox import breed, build_toolbox, clone
 from ga.evolution.fitness import opponent_labels
 import io
@@ -469,3 +470,44 @@ def test_both_colours_play_half_the_games_as_white_at_one_game_per_opponent(tmp_
     games = pd.read_csv(tmp_path / "run" / "games.csv")
     counts = games["colour"].value_counts()
     assert counts["black"] == counts["white"] == len(games) // 2
+
+
+def _plan_config(**sections: dict[str, Any]) -> Config:
+    document: dict[str, Any] = {"population": {"size": 32, "parents": 16}, "fitness": {"opponents": ["random"]}}
+    for name, values in sections.items():
+        document.setdefault(name, {}).update(values)
+    return config_from_dict(document)
+
+
+@pytest.mark.parametrize(("sections", "key"), [
+    ({"fitness": {"games_per_opponent": 10**6}}, "fitness.games_per_opponent"),
+    ({"fitness": {"hall_of_fame_games": 10**6}}, "fitness.hall_of_fame_games"),
+    ({"population": {"size": 10**6, "parents": 2}}, "population.size"),
+    ({"refine": {"generations": 1, "games": 10**7, "opponents": ["random"], "weight_restarts": 0}}, "refine.games"),
+])
+def test_a_plan_too_big_for_the_memory_names_the_key_to_lower(sections: dict[str, Any], key: str) -> None:
+    config = _plan_config(**sections)
+    with pytest.raises(ConfigError, match=rf"config key '{key}' = .* need about .* and this machine has 1.0 GiB"):
+        check_plan(config, 2**30)
+    check_plan(config, 2**50)  # the same plan fits a machine with enough memory
+
+
+def test_a_generation_s_memory_is_counted_by_its_games() -> None:
+    # 32 individuals x 16,000 games x 256 bytes = 125 MiB, plus the tables: fits 256 MiB, not 250 MiB (half is kept free).
+    config = _plan_config(fitness={"games_per_opponent": 16_000})
+    check_plan(config, 256 * 2**20)
+    with pytest.raises(ConfigError, match="fitness.games_per_opponent"):
+        check_plan(config, 250 * 2**20)
+
+
+def test_every_shipped_experiment_fits_a_small_machine() -> None:
+    for path in sorted((Path(__file__).parent.parent / "experiments").glob("*.toml")):
+        check_plan(load_config(path), 2 * 2**30)
+
+
+def test_the_memory_limit_follows_ulimit_v(monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    assert memory_limit() > 0
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (3 * 2**30, resource.RLIM_INFINITY))
+    assert memory_limit() == min(3 * 2**30, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))

@@ -164,6 +164,12 @@ def test_a_failing_local_worker_thread_is_one_line_exit_1_and_the_run_resumes(
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "worker thread failed" in err and "MemoryError" in err and f"othello-ga resume {run_dir}" in err
     assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 2
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and "MemoryError" in manifest["error"]  # never left "running"
+    assert main(["show", str(run_dir)]) == 0
+    assert "failed (WorkersLost" in capsys.readouterr().out
     monkeypatch.undo()
     assert main(["resume", str(run_dir), "--quiet", "--no-plots"]) == 0
     assert_same_run(run_dir, uninterrupted)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and "error" not in manifest

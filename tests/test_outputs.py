@@ -4,11 +4,11 @@ file here is made in a temporary folder; no test touches a system path."""
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+import tomli_w
 
 from engine import TABLES
 from ga.cli import main
@@ -19,21 +19,19 @@ from ga.rundir.layout import RunDirError
 from ga.weights import load_weights
 
 
-def read_fifo(fifo: Path, into: list[bytes]) -> threading.Thread:
-    thread = threading.Thread(target=lambda: into.append(fifo.read_bytes()))
-    thread.start()
-    return thread
-
-
 def test_a_fifo_is_written_into_never_replaced(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    received: list[bytes] = []
-    reader = read_fifo(fifo, received)
-    assert main(["export", "heuristic", "--format", "csv", "-o", str(fifo), "--force"]) == 0
-    reader.join(timeout=10)
+    # The reader's end is open before the command runs (a thread opening it could come too late); the pipe
+    # holds the table (far below its 64 KiB) until it is read.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert main(["export", "heuristic", "--format", "csv", "-o", str(fifo), "--force"]) == 0
+        received = os.read(reader, 1 << 16)
+    finally:
+        os.close(reader)
     assert fifo.is_fifo()  # still the FIFO
-    assert np.array_equal(np.array([float(x) for x in received[0].decode().replace("\n", ",").strip(",").split(",")]),
+    assert np.array_equal(np.array([float(x) for x in received.decode().replace("\n", ",").strip(",").split(",")]),
                           np.array(TABLES["heuristic"]))
 
 
@@ -126,3 +124,27 @@ def test_plot_refuses_a_plots_folder_that_is_a_link(tmp_path: Path, capsys: pyte
     assert main(["plot", str(run_dir)]) == 2
     assert "is a symbolic link" in capsys.readouterr().err
     assert (elsewhere / "win_rate.png").read_bytes() == b"mine"
+
+
+@pytest.mark.parametrize("kind", ["to nowhere", "loop"])
+def test_an_output_directory_that_is_a_broken_link_is_named_for_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(tomli_w.dumps(tiny()))
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "missing" / "run" if kind == "to nowhere" else link)
+    assert main(["evolve", str(config), "--out", str(link), "--quiet", "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    expected = f"is a link to '{tmp_path / 'missing' / 'run'}', which does not exist" if kind == "to nowhere" \
+        else "is a link that loops back on itself"
+    assert err.count("\n") == 1 and expected in err, err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out", "tiny.toml"] and link.is_symlink()
+
+
+def test_an_output_directory_that_links_to_an_empty_directory_is_written_through(tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    target.mkdir()
+    (tmp_path / "out").symlink_to(target)
+    evolve(config_from_dict(tiny()), out=tmp_path / "out")
+    assert (tmp_path / "out").is_symlink() and (target / "generations.csv").is_file()

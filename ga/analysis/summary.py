@@ -129,6 +129,8 @@ def _status(manifest: dict[str, Any], writer: int | None) -> str:
         return "running (or killed without a chance to record it)"
     if status == "interrupted":
         return "interrupted (resume from checkpoint.json)"
+    if status == "failed":
+        return f"failed ({manifest.get('error', 'no reason recorded')}); othello-ga resume continues from its checkpoint"
     if status == "refining":
         return "refining (or stopped while refining: othello-ga resume finishes it)"
     return str(status)

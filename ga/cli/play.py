@@ -104,6 +104,11 @@ def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
     if Path(opponent).is_dir():
         opponent = run_player(check_run_dir(Path(opponent)))  # the run's own player, its settings included
     computer = build_player(opponent, load_weights=load_weights)
+    # A game nobody can see or answer is refused, not played into the void (as cat refuses a closed stdout).
+    if sys.stdout is None or sys.stdout.closed:
+        raise OSError("standard output is closed; play shows the board there (run it in a terminal)")
+    if sys.stdin is None or sys.stdin.closed:
+        raise OSError("standard input is closed; play reads your moves there (run it in a terminal, or pipe moves in)")
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "little")
     human = BLACK if human_colour == "black" else WHITE

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import resource
 import time
 from pathlib import Path
 from typing import Any
 
-from ga.config import Config, RefineConfig, load_config, replace, settings_difference, with_overrides
+from ga.config import Config, ConfigError, RefineConfig, load_config, replace, settings_difference, with_overrides
 from ga.evolution import fitness, refine
 from ga.evolution.genome import genome_length
 from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
@@ -27,7 +28,7 @@ from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
 from ga.weights import load_weights, parse_weights
 
-__all__ = ["RunResult", "default_run_dir", "evolve", "resolve_workers", "resume", "run"]
+__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "check_plan", "default_run_dir", "memory_limit", "evolve", "resolve_workers", "resume", "run"]
 
 
 def resolve_workers(config: Config) -> int:
@@ -55,7 +56,9 @@ def run(
     labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
     executor.check_opponents(labels)  # a bad weights file stops the run before anything is written
+    check_plan(config, memory_limit())  # so does a plan too big for this machine
     owned = None
+    started = False
     if lock is None and resume:
         owned = lock = RunLock(run_dir).acquire()
     try:
@@ -63,6 +66,7 @@ def run(
         if resume:
             checkpoint = read_checkpoint(run_dir)
             manifest = read_manifest(run_dir)
+            manifest.pop("error", None)  # of an earlier failure, which this resume continues past
         else:
             manifest = new_manifest(config.experiment.name, config.experiment.seed, config.experiment.generations)
         manifest["generations_planned"] = config.experiment.generations
@@ -79,6 +83,7 @@ def run(
                 if lock is None:
                     owned = lock = RunLock(run_dir).acquire()
                 writer = RunWriter.create(run_dir, config, columns, manifest)
+            started = True  # from here on a failure is the run's, not its input's: it is recorded
             try:
                 loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress, label)
                 records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
@@ -91,9 +96,25 @@ def run(
         if result.finished and config.refine.generations:
             return _refine_stage(config, run_dir, result, progress)
         return result
+    except Exception as error:
+        if started and lock is not None and lock.held:  # only a run directory this process holds is marked
+            _mark_failed(run_dir, error)
+        raise
     finally:
         if owned is not None:
             owned.release()
+
+
+def _mark_failed(run_dir: Path, error: Exception) -> None:
+    """Records in the manifest that the run failed, and why: it is never left "running" (resume continues it)."""
+    try:
+        manifest = read_manifest(run_dir, missing_ok=True)
+        if manifest:
+            reason = " ".join(str(error).split()) or type(error).__name__
+            manifest.update(status="failed", error=f"{type(error).__name__}: {reason}"[:300])
+            RunWriter(run_dir).write_manifest(manifest)
+    except (OSError, RunDirError):
+        pass  # the failure itself is what the user must see (a full disk, a damaged manifest)
 
 
 def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: ProgressFactory | None) -> RunResult:
@@ -168,6 +189,74 @@ def planned_games(config: Config) -> dict[str, int]:
         "restarts": refined.restarts * ga if refined.generations else 0,
         "refinement": refined.generations * refined.candidates * refined.games * groups,
     }
+
+
+#: Memory a planned game holds while its generation is played: its plan, its result and its games.csv row
+#: (a generation of 3.2 million games peaked at 224 bytes a game, measured with /usr/bin/time).
+BYTES_PER_GAME = 256
+#: The most games a run may plan: a run directory counts games up to 10^15 (about 60 years at 500,000 games/s).
+MAX_RUN_GAMES = 10**15
+
+
+def memory_limit() -> int:
+    """Returns the bytes this process may use: the machine's memory, or less under ``ulimit -v``."""
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return physical if soft == resource.RLIM_INFINITY else min(physical, soft)
+
+
+def check_plan(config: Config, memory: int) -> None:
+    """Raises ConfigError, naming the key to lower, unless the run's games fit in ``memory`` bytes and its counts.
+
+    A generation's games (and a refinement generation's) are planned and
+    played at once, so each must fit in memory; the whole run's games must
+    stay countable. Checked before anything is written.
+    """
+    fit, size = config.fitness, config.population.size
+    opponents = len(fit.opponents) if fit.draw == "all" else 1
+    shares = {  # the games a generation plays because of each key
+        "fitness.games_per_opponent": size * opponents * fit.games_per_opponent,
+        "fitness.coevolution": size * fit.coevolution,
+        "fitness.hall_of_fame_games": size * fit.hall_of_fame_games,
+        "fitness.random_table_games": size * fit.random_table_games,
+    }
+    refined = config.refine
+    groups = sum(1 for weight in (refined.weight_opponents, refined.weight_restarts, refined.weight_random_tables)
+                 if weight)
+    refine_games = refined.candidates * refined.games * groups if refined.generations else 0
+    generation = sum(shares.values())
+    largest = max(shares, key=shares.__getitem__)
+    population_bytes = 4 * size * genome_length(config.population.genome) * 8  # the tables, their copies in breeding
+    if population_bytes > memory // 2:
+        largest = "population.size"
+    needed = generation * BYTES_PER_GAME + population_bytes
+    if refine_games * BYTES_PER_GAME > needed:
+        largest, needed = "refine.games", refine_games * BYTES_PER_GAME
+    if needed > memory // 2:
+        raise ConfigError(
+            f"config key '{largest}' = {_setting(config, largest)} makes a generation need about {_bytes(needed)} "
+            f"of memory ({generation:,} games), and this machine has {_bytes(memory)}; lower it"
+        )
+    total = sum(planned_games(config).values())
+    if total > MAX_RUN_GAMES:
+        key = "experiment.generations" if generation * 1000 < total else largest
+        raise ConfigError(
+            f"config key '{key}' = {_setting(config, key)} plans {total:.3g} games in all, more than a run counts "
+            f"({MAX_RUN_GAMES:.0e}, decades of play); lower it"
+        )
+
+
+def _setting(config: Config, key: str) -> Any:
+    section, name = key.split(".")
+    return getattr(getattr(config, section), name)
+
+
+def _bytes(count: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if count < 1024 or unit == "PiB":
+            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")
 
 
 def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path) -> None:

@@ -69,6 +69,11 @@ class RunLock:
         self._fd = fd
         return self
 
+    @property
+    def held(self) -> bool:
+        """True while this process holds the lock."""
+        return self._fd is not None
+
     def release(self) -> None:
         """Releases the lock (the lock file stays: removing it would race with the next writer)."""
         fd, self._fd = self._fd, None

@@ -94,7 +94,7 @@ FIELDS: dict[str, tuple[Any, ...]] = {
     "experiment": ("text",), "seed": ("int", 0, 2**64 - 1), "command": ("command",), "versions": ("versions",),
     "generations_planned": ("int", *_COUNT), "generations_done": ("int", *_COUNT), "games_played": ("int", *_COUNT),
     "final_games": ("int", *_COUNT), "refine_generations": ("int", *_COUNT), "refine_games": ("int", *_COUNT),
-    "started": ("time",), "finished": ("time",), "status": ("status",),
+    "started": ("time",), "finished": ("time",), "status": ("status",), "error": ("text",),
     "wall_s": ("number", *_SECONDS), "final_s": ("number", *_SECONDS), "restarts_s": ("number", *_SECONDS),
     "refine_s": ("number", *_SECONDS),
 }

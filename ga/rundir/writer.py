@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,20 @@ class RunWriter:
 
     @staticmethod
     def make_directory(run_dir: Path) -> None:
-        """Makes a new run directory; refuses a path that exists and is not an empty directory."""
+        """Makes a new run directory; refuses a path that exists and is not an empty directory.
+
+        A link to an empty directory is written through; a link to nowhere, or a loop of links, is refused.
+        """
+        if run_dir.is_symlink() and not run_dir.exists():
+            try:
+                run_dir.resolve(strict=True)
+            except FileNotFoundError:
+                raise RunDirError(f"output directory '{run_dir}' is a link to '{os.path.realpath(run_dir)}', which "
+                                  "does not exist; make that directory, remove the link, or choose another") from None
+            except (RuntimeError, OSError):  # a loop of links: RuntimeError in Python 3.11, OSError later
+                pass
+            raise RunDirError(f"output directory '{run_dir}' is a link that loops back on itself; "
+                              "remove the link or choose another output directory")
         if run_dir.exists() and (not run_dir.is_dir() or any(entry.name != LOCK for entry in run_dir.iterdir())):
             raise RunDirError(f"output directory '{run_dir}' already exists and is not empty; "
                               "choose another output directory or remove it")
