@@ -52,6 +52,11 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, overwrite: 
             os.replace(tmp, path)
         else:
             _link_new(tmp, path)
+    except OSError as error:
+        if error.filename is not None or not error.errno:
+            raise
+        # A write's error (a full disk, a file size limit) names no file: name the one being written.
+        raise OSError(error.errno, error.strerror, os.fspath(path)) from None
     finally:
         tmp.unlink(missing_ok=True)
 

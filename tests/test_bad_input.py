@@ -932,3 +932,23 @@ def test_play_with_a_closed_terminal_stream_says_which(tmp_path: Path, redirect:
     assert completed.returncode == EXIT_BAD_INPUT, completed.stderr
     lines = completed.stderr.splitlines()
     assert len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]) and fragment in lines[0], completed.stderr
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["export", "heuristic", "--format", "csv", "-o", "{tmp}/table.csv"], "'{tmp}/table.csv': File too large"),
+    (["evaluate", "heuristic", "--vs", "random", "--games", "4", "--csv", "{tmp}/games.csv"],
+     "'{tmp}/games.csv': File too large"),
+    (["evolve", str(ROOT / "experiments" / "quick.toml"), "--out", "{tmp}/run", "--quiet"],
+     "'{tmp}/run/.lock': File too large"),
+])
+def test_a_file_size_limit_names_the_file(tmp_path: Path, argv: list[str], named: str) -> None:
+    tried("cli")
+    command = " ".join(f"'{part.format(tmp=tmp_path)}'" for part in argv)
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(["bash", "-c", f'ulimit -f 0; exec "{sys.executable}" -m ga.cli {command}'],
+                               cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
+    assert completed.returncode == EXIT_BAD_INPUT, completed.stderr
+    lines = completed.stderr.splitlines()
+    assert len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]), completed.stderr
+    assert named.format(tmp=tmp_path) in lines[0]
+    assert not [path for path in tmp_path.rglob("*") if path.is_file() and path.stat().st_size]

@@ -1,6 +1,7 @@
 """The Dask backend: real schedulers and workers on 127.0.0.1, the same files as a local run, and its faults."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import os
@@ -8,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -437,3 +439,74 @@ def test_a_tls_cluster_takes_the_certificates_from_the_command_line(
         secure.close()
         dask.config.config.clear()
         dask.config.config.update(saved)
+
+
+@contextlib.contextmanager
+def listener(reply: bytes | None) -> Iterator[str]:
+    """A loopback server that accepts connections and sends ``reply`` (None: says nothing); yields its address."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(connection)
+            if reply is not None:
+                with contextlib.suppress(OSError):
+                    connection.sendall(reply)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        for connection in accepted:
+            connection.close()
+
+
+@pytest.mark.shows("evolve --dask-timeout", "resume --dask-timeout")
+@pytest.mark.parametrize("command", ["evolve", "resume"])
+def test_a_scheduler_that_accepts_and_never_answers_is_given_up_after_the_timeout(
+    config_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    run_dir = tmp_path / "run"
+    if command == "resume":
+        assert main(["evolve", str(config_file), "--out", str(run_dir), "--quiet", "--no-plots", "--workers", "1"]) == 0
+        capsys.readouterr()
+    before = snapshot(tmp_path)
+    with listener(None) as address:
+        argv = ["evolve", str(config_file), "--out", str(run_dir)] if command == "evolve" else ["resume", str(run_dir)]
+        code = main([*argv, "--dask", address, "--dask-timeout", "0.5", "--quiet", "--no-plots", "--generations", "6"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"the Dask scheduler at '{address}' did not answer within 0.5 s (--dask-timeout)" in err
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("reply", [b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", b"\x05" + bytes(7) + b"short"],
+                         ids=["a web server", "a frame that is not Dask's"])
+def test_a_server_that_is_not_a_scheduler_is_named_in_one_line(
+    config_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], reply: bytes
+) -> None:
+    with listener(reply) as address:
+        code = main(["evolve", str(config_file), "--out", str(tmp_path / "run"), "--dask", address, "--dask-timeout",
+                     "2", "--quiet", "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"'{address}' answered, but not as a Dask scheduler does" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_real_scheduler_s_greeting_passes_the_check() -> None:
+    cluster = distributed.LocalCluster(n_workers=0, processes=False, host="127.0.0.1", protocol="tcp://",
+                                       dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    try:
+        ga.games.cluster.check_scheduler(cluster.scheduler_address, 5.0)  # raises if the greeting were refused
+    finally:
+        cluster.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,22 @@ def test_a_run_that_fails_leaves_no_helper_behind(tmp_path: Path, monkeypatch: p
     assert started[0].poll() is not None  # ended with the run
     assert (tmp_path / "taken" / "file").read_text() == "mine"
     assert not (tmp_path / "taken" / "plots").exists()
+
+
+def test_the_helper_ends_with_a_run_killed_while_it_draws_and_says_nothing(tmp_path: Path) -> None:
+    run_dir = write_run(tmp_path / "run")
+    script = (
+        "import os, signal, sys\n"
+        "from ga.analysis.plothelper import PlotHelper, _ask\n"
+        "helper = PlotHelper()\n"
+        "assert _ask(helper.process, {'run_dir': sys.argv[1]})\n"
+        "os.kill(os.getpid(), signal.SIGTERM)  # as a scheduler ends a job while its figures are drawn\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    # The helper and its fork inherit the run's stderr: it reads to its end only once they have all ended.
+    completed = subprocess.run([sys.executable, "-c", script, str(run_dir)], capture_output=True, text=True,
+                               env=environment, timeout=120)
+    assert completed.returncode == -signal.SIGTERM
+    assert completed.stderr == ""  # no BrokenPipeError from a helper left talking to a dead run
+    assert not list((run_dir / "plots").glob("*.png")) if (run_dir / "plots").exists() else True

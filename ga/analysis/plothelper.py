@@ -18,6 +18,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,7 @@ class PlotHelper:
         path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
         try:
             self.process: subprocess.Popen[str] | None = subprocess.Popen(
-                [sys.executable, "-c", "from ga.analysis.plothelper import serve; serve()"],
+                [sys.executable, "-c", f"from ga.analysis.plothelper import serve; serve({os.getpid()})"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
                 env={**os.environ, "PYTHONPATH": path},
             )
@@ -109,13 +111,16 @@ def _reply(process: subprocess.Popen[str] | None) -> dict[str, Any] | None:
     return reply if isinstance(reply, dict) else None
 
 
-def serve() -> None:
+def serve(parent: int | None = None) -> None:
     """The helper's main: imports the plotting code, then draws the run named by one request on stdin.
+
+    ``parent`` is the run's process id: the helper ends as soon as it has ended (default: this process's parent).
 
     The request is one JSON line ``{"run_dir": ...}``; the reply one JSON line
     ``{"written": [paths]}`` or ``{"error": message}``. At end of file (the run
     stopped or died) it exits without drawing.
     """
+    _end_with(os.getppid() if parent is None else parent)  # the run's id, in case it died before this started
     import ga.analysis.plots  # noqa: F401  (the point of starting early)
 
     line = sys.stdin.readline()
@@ -126,11 +131,30 @@ def serve() -> None:
         reply: dict[str, Any] = {"written": [os.fspath(path) for path in paths]}
     except Exception as error:  # reported to the run, which then draws the figures itself
         reply = {"error": f"{type(error).__name__}: {error}"}
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # the run is gone (killed while this drew): nobody to tell
+        pass
     # Done: skip the interpreter's teardown of matplotlib and pandas, which the run waits for.
     os._exit(0)
+
+
+def _end_with(parent: int) -> None:
+    """Ends this process, silently, as soon as ``parent`` has ended.
+
+    The helper sits in a session of its own, so a signal that ends the run
+    (SIGTERM from a scheduler, a closed terminal) does not reach it; without
+    this it would go on drawing for a run that is gone, and complain when it
+    could not reply.
+    """
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.05)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
 def _draw(run_dir: str) -> list[Path]:
@@ -145,15 +169,20 @@ def _draw(run_dir: str) -> list[Path]:
     if not hasattr(os, "fork"):
         return plot_run(run_dir)
     read_end, write_end = os.pipe()
+    helper = os.getpid()
     child = os.fork()
     if child == 0:  # the fork: draw its share, report through the pipe, leave without teardown
+        _end_with(helper)  # threads do not survive a fork: a watcher of its own, of the helper
         os.close(read_end)
         try:
             message = {"written": [os.fspath(path) for path in plot_run(run_dir, figures=FORK_SHARE)]}
         except Exception as error:
             message = {"error": f"{type(error).__name__}: {error}"}
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(json.dumps(message).encode())
+        try:
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(json.dumps(message).encode())
+        except OSError:  # the helper is gone
+            pass
         os._exit(0)
     os.close(write_end)
     try:

@@ -52,6 +52,9 @@ def _dask_options(command: Any) -> Any:
         click.option("--dask-tls-ca", type=file, help="TLS: the certificate authority (PEM) of the Dask cluster."),
         click.option("--dask-tls-cert", type=file, help="TLS: this client's certificate (PEM, may include the key)."),
         click.option("--dask-tls-key", type=file, help="TLS: this client's private key (PEM), if not in the certificate."),
+        click.option("--dask-timeout", type=click.FloatRange(min=0, max=3600, min_open=True), default=10.0,
+                     show_default=True, metavar="SECONDS",
+                     help="Give up on a scheduler that has not answered (connected and greeted) in SECONDS."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -73,13 +76,14 @@ def _run_on(start: Any) -> Any:
         raise type(error)(f"{error}; {hint}") from error
 
 
-def _configure_tls(ca: Path | None, cert: Path | None, key: Path | None) -> None:
+def _configure_dask(ca: Path | None, cert: Path | None, key: Path | None, timeout: float) -> None:
+    from ga.games.cluster import set_connect_timeout, use_tls
+
+    set_connect_timeout(timeout)
     if ca is None and cert is None and key is None:
         return
     if ca is None or cert is None:
         raise click.UsageError("--dask-tls-ca and --dask-tls-cert go together (and --dask-tls-key if the key is separate)")
-    from ga.games.cluster import use_tls
-
     use_tls(str(ca), str(cert), str(key) if key is not None else None)
 
 
@@ -94,13 +98,13 @@ def _configure_tls(ca: Path | None, cert: Path | None, key: Path | None) -> None
 @_dask_options
 def evolve(config: Path, seed: int | None, generations: int | None, workers: int | None, out: Path | None,
            quiet: bool, plots: bool, dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None,
-           dask_tls_key: Path | None) -> None:
+           dask_tls_key: Path | None, dask_timeout: float) -> None:
     """Run the experiment described by the TOML file CONFIG."""
     from ga.config import load_config, with_overrides
     from ga.evolution.run import evolve as evolve_run
     from ga.evolution.run import planned_games
 
-    _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
+    _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
     loaded = with_overrides(load_config(config), seed=seed, generations=generations)
     progress = Progress(quiet, sum(planned_games(loaded).values()))
     with _plot_helper(plots) as plot_helper:
@@ -117,13 +121,14 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
 @click.option("--local", is_flag=True, help="Continue on this machine, whatever backend the run used (e.g. its cluster is gone).")
 @_dask_options
 def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: bool, plots: bool, local: bool,
-           dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None, dask_tls_key: Path | None) -> None:
+           dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None, dask_tls_key: Path | None,
+           dask_timeout: float) -> None:
     """Continue an interrupted run in RUN_DIR from its last checkpoint."""
     from ga.evolution.run import resume as resume_run
 
     if local and dask is not None:
         raise click.UsageError("--local and --dask exclude each other")
-    _configure_tls(dask_tls_ca, dask_tls_cert, dask_tls_key)
+    _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
     progress = Progress(quiet)
     with _plot_helper(plots) as plot_helper:
         result = _run_on(lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,

@@ -16,6 +16,7 @@ import concurrent.futures
 import gc
 import logging
 import re
+import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,9 +26,12 @@ import numpy as np
 
 from ga.games.executor import WorkersLost
 
-# Connecting to a scheduler gives up after this long: a wrong address should
-# fail at once, not after Dask's default 30 s.
+# Connecting to a scheduler, its handshake included, gives up after this long
+# (--dask-timeout): a wrong address should fail at once, not after Dask's default 30 s.
 CONNECT_TIMEOUT_S = 10.0
+# A scheduler's handshake is one small framed message; anything larger is not a scheduler.
+_HANDSHAKE_MAX_BYTES = 1 << 20
+_connect_timeout_s = CONNECT_TIMEOUT_S
 # A generation waits this long for a worker when the cluster has none (all
 # died, none started yet) before the run stops.
 NO_WORKERS_TIMEOUT_S = 60.0
@@ -66,6 +70,78 @@ def local_workers(address: str) -> int | None:
     return int(match.group(1) or 0)
 
 
+def set_connect_timeout(seconds: float) -> None:
+    """Bounds every later connection of this process to a scheduler, handshake included, to ``seconds``."""
+    global _connect_timeout_s
+    if not 0 < seconds <= 3600:
+        raise ValueError(f"--dask-timeout must be between 0 and 3600 seconds, got {seconds:g}")
+    _connect_timeout_s = float(seconds)
+
+
+def check_scheduler(address: str, timeout: float) -> None:
+    """Raises ClusterUnavailable unless a Dask scheduler greets a connection to ``address`` within ``timeout`` s.
+
+    Dask's client waits without bound on a host that accepts a connection and
+    never answers, and reads any other server's bytes as a frame size (a web
+    server's reply made it ask numpy for 3 EiB). A scheduler sends its
+    handshake, one small framed message, as soon as it accepts; this waits for
+    it, bounded, and checks its framing. Over TLS the TLS handshake comes
+    first, with the certificates set by :func:`use_tls`.
+    """
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    scheme, location = parse_address(address.strip())
+    if scheme not in ("tcp", "tls"):
+        return  # in-process and other transports: Dask's own checks
+    host, port = parse_host_port(location)
+    deadline = time.monotonic() + timeout
+    silent = (f"the Dask scheduler at '{address}' did not answer within {timeout:g} s (--dask-timeout); "
+              "check the address and that the scheduler runs")
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            stream = raw
+            if scheme == "tls":
+                from distributed.security import Security
+
+                context = Security().get_connection_args("client")["ssl_context"]
+                stream = context.wrap_socket(raw, server_hostname=None)  # the handshake, bounded by the timeout
+            header = _receive(stream, 8, deadline)
+            size = int.from_bytes(header, "little")
+            body = _receive(stream, size, deadline) if 16 <= size <= _HANDSHAKE_MAX_BYTES else b""
+    except TimeoutError:
+        raise ClusterUnavailable(silent) from None
+    except OSError as error:
+        raise ClusterUnavailable(f"cannot reach the Dask scheduler at '{address}': "
+                                 f"{error.strerror or _one_line(error)}") from None
+    if not _is_framed(body):
+        raise ClusterUnavailable(f"'{address}' answered, but not as a Dask scheduler does; check the address "
+                                 "and its port (a scheduler listens on 8786 by default)")
+
+
+def _receive(stream: socket.socket, count: int, deadline: float) -> bytes:
+    """Returns ``count`` bytes of ``stream``; raises TimeoutError at ``deadline``, ConnectionError at its end."""
+    data = bytearray()
+    while len(data) < count:
+        stream.settimeout(max(0.001, deadline - time.monotonic()))
+        chunk = stream.recv(count - len(data))
+        if not chunk:
+            raise ConnectionResetError(0, "the connection was closed before the scheduler's handshake")
+        data += chunk
+    return bytes(data)
+
+
+def _is_framed(message: bytes) -> bool:
+    """Whether ``message`` is Dask's framing: a count of frames, their lengths, then exactly that many bytes."""
+    if len(message) < 16:
+        return False
+    frames = int.from_bytes(message[:8], "little")
+    if not 1 <= frames <= 64 or len(message) < 8 * (frames + 1):
+        return False
+    lengths = [int.from_bytes(message[8 * i:8 * i + 8], "little") for i in range(1, frames + 1)]
+    return 8 * (frames + 1) + sum(lengths) == len(message)
+
+
 def use_tls(ca_file: str, cert_file: str, key_file: str | None = None) -> None:
     """Makes every later Dask connection of this process use TLS with these files.
 
@@ -99,7 +175,7 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
         from distributed import Client, LocalCluster
     except ImportError as error:
         raise ClusterUnavailable(INSTALL_HINT) from error
-    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+    timeout = _connect_timeout_s if timeout is None else timeout
     local = local_workers(address)
     if local is None and address.strip().startswith("tls://") and not _tls_configured():
         raise ClusterUnavailable(f"the Dask scheduler at '{address}' speaks TLS: give --dask-tls-ca and "
@@ -119,6 +195,7 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
             from distributed.comm import get_address_host
 
             get_address_host(address.strip())  # a bad address fails here, not inside a half-made Client
+            check_scheduler(address, timeout)
             client = Client(address.strip(), timeout=timeout, set_as_default=False)
     except (OSError, ValueError, TypeError, RuntimeError) as error:
         where = "start a local Dask cluster" if local is not None else f"reach the Dask scheduler at '{address}'"

@@ -64,8 +64,12 @@ class RunLock:
                     raise RunLocked(f"run directory '{self.run_dir}' is being written by {who}; wait for it "
                                     "to finish or stop it (a killed writer releases the lock)") from None
                 time.sleep(0.01)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError as error:  # a full disk, a file size limit
+            os.close(fd)
+            raise RunDirError(f"cannot write the lock file '{path}': {error.strerror or error}") from None
         self._fd = fd
         return self
 
