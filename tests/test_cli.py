@@ -1,6 +1,7 @@
 """The othello-ga command line: evolve, resume, bench, play and how bad input ends."""
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -10,9 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from engine import BLACK, WHITE, Board, Player, build_player
+import ga.cli.inspect
+import ga.launch
 from ga.cli import cli, main
 from ga.cli.errors import EXIT_BAD_INPUT
 from ga.cli.play import play_human
+from ga.launch import memory_problem
 from bad_input_cases import TINY_TOML
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -313,3 +317,44 @@ def test_evaluate_has_a_default_number_of_games() -> None:
     result = CliRunner().invoke(cli, ["evaluate", "heuristic", "--vs", "random", "--workers", "1"])
     assert result.exit_code == 0, result.output
     assert "   2000 " in result.output
+
+
+@pytest.mark.parametrize("error", [
+    MemoryError(),
+    ImportError("/lib/x.so: failed to map segment from shared object"),
+    OSError(errno.ENOMEM, "Cannot allocate memory"),
+], ids=["MemoryError", "a library that could not be mapped", "ENOMEM"])
+def test_running_out_of_memory_is_one_line_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: BaseException
+) -> None:
+    def out_of_memory(*_: object, **__: object) -> None:
+        raise error
+
+    monkeypatch.setattr(ga.cli.inspect, "summarize_run", out_of_memory)
+    assert main(["show", str(Path(__file__).parents[1] / "results" / "reference" / "seed2021")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("othello-ga: error: out of memory"), err
+
+
+def test_only_errors_that_mean_out_of_memory_are_reported_as_such() -> None:
+    assert memory_problem(ImportError("No module named 'pandas'")) is None
+    assert memory_problem(OSError(errno.ENOENT, "No such file")) is None
+    assert memory_problem(ValueError("x")) is None
+    message = memory_problem(MemoryError())
+    assert message is not None and message.startswith("out of memory") and "\n" not in message
+
+
+def test_the_script_reports_a_failed_start_in_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def failing_import(name: str, *args: object, **kwargs: object) -> object:
+        if name == "ga.cli":
+            raise ImportError("/site-packages/numpy/_core/_multiarray_umath.so: failed to map segment from shared object")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", failing_import)
+    assert ga.launch.main() == 1
+    assert capsys.readouterr().err.startswith("othello-ga: error: out of memory")

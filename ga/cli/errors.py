@@ -4,7 +4,7 @@ Bad input (a config key or value, a weights file, a position, a player spec,
 a path, a damaged run directory) ends with one line ``othello-ga: error: ...``
 on stderr and exit code 2, with nothing written. Lost workers (a thread that
 failed, a cluster gone) end with one line and exit code 1, the checkpoint
-intact. Ctrl-C ends with exit code 130. ``OTHELLO_GA_DEBUG=1`` shows the
+intact, as does running out of memory. Ctrl-C ends with exit code 130. ``OTHELLO_GA_DEBUG=1`` shows the
 traceback instead of the line. Anything else is a bug and keeps its traceback.
 """
 
@@ -18,6 +18,7 @@ import click
 from ga.config import ConfigError
 from ga.games.cluster import ClusterUnavailable
 from ga.games.executor import WorkersLost
+from ga.launch import memory_problem
 from ga.rundir.layout import RunDirError
 from ga.weights import WeightsError
 
@@ -42,6 +43,8 @@ def debugging() -> bool:
 
 def one_line(error: BaseException | str) -> str:
     """Returns the message of an error (or a text) on one line."""
+    if isinstance(error, BaseException) and memory_problem(error):
+        return str(memory_problem(error))
     if isinstance(error, OSError) and error.strerror and error.filename is not None:
         return f"cannot write or read '{error.filename}': {error.strerror}"
     text = str(error) or type(error).__name__
@@ -61,7 +64,7 @@ def warn(message: str) -> None:
 
 def exit_code(error: BaseException) -> int | None:
     """Returns the exit code of an error this policy reports in one line (None: a bug, keep the traceback)."""
-    if isinstance(error, WorkersLost):
+    if isinstance(error, WorkersLost) or memory_problem(error):
         return EXIT_FAILED
     if isinstance(error, BAD_INPUT):
         return EXIT_BAD_INPUT
