@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import sys
 
-__all__ = ["main", "memory_problem"]
+__all__ = ["MIN_ADDRESS_SPACE", "address_space_problem", "main", "memory_problem"]
 
 
 def memory_problem(error: BaseException) -> str | None:
@@ -32,8 +32,32 @@ def memory_problem(error: BaseException) -> str | None:
     return f"out of memory{limit}; raise the limit, or lower the run's size (population, games)"
 
 
+#: The address space below which the tool does not start. numpy's OpenBLAS reserves buffers when it
+#: loads and when it first computes, and when it cannot it prints its own message and exits; every
+#: command worked at 384 MiB on the 2-core development machine, and OpenBLAS failed at 230-290 MiB.
+MIN_ADDRESS_SPACE = 384 * 2**20
+
+
+def address_space_problem() -> str | None:
+    """Returns the one-line message when ``ulimit -v`` leaves less than :data:`MIN_ADDRESS_SPACE`, else None."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, MemoryError, OSError):
+        return None
+    if soft == resource.RLIM_INFINITY or soft >= MIN_ADDRESS_SPACE:
+        return None
+    return (f"out of memory: othello-ga needs at least {MIN_ADDRESS_SPACE // 2**20} MiB of address space "
+            f"(its numerical libraries reserve much of it), and ulimit -v allows {soft // 2**20:,} MiB; raise it")
+
+
 def main() -> int:
     """Runs the command line and returns its exit code."""
+    problem = address_space_problem()
+    if problem is not None:  # refused before numpy loads: its BLAS would fail with its own message
+        sys.stderr.write(f"othello-ga: error: {problem}\n")
+        return 1
     try:
         from ga.cli import main as command_line
     except (MemoryError, ImportError, OSError) as error:

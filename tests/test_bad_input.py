@@ -710,6 +710,32 @@ def test_resume_with_a_damaged_checkpoint_field_writes_nothing(
     assert snapshot(run_dir) == before
 
 
+@pytest.mark.parametrize(("field", "change", "fragment"), [
+    ("population", lambda a: np.full_like(a, 1e308), "'population' holds a weight beyond +-10000"),
+    ("population", lambda a: np.where(np.arange(a.size).reshape(a.shape) == 5, np.nan, a), "'population' must hold finite"),
+    ("hall_of_fame", lambda a: np.full_like(a, np.inf), "'hall_of_fame' must hold finite"),
+    ("champions", lambda a: np.ones((2, 3)), "champions"),
+    ("fitness", lambda v: [float("nan")] * len(v), "'fitness' must list one value per individual"),
+], ids=["population 1e308", "population NaN", "hall of fame inf", "champions 2x3", "fitness NaN"])
+def test_a_checkpoint_with_a_valid_checksum_and_bad_values_is_named(
+    finished_run: Path, tmp_path: Path, field: str, change: Callable[[Any], Any], fragment: str
+) -> None:
+    # Signed again after the change, as a program writing checkpoints by mistake would: the values are checked too.
+    tried("run-dir faults")
+    from ga.rundir.checkpoint import _checksum, _decode_array, _encode_array
+
+    data = json.loads((finished_run / "checkpoint.json").read_text())
+    data.pop("sha256")
+    data[field] = _encode_array(change(_decode_array(data[field]))) if isinstance(data[field], dict) \
+        else change(data[field])
+    data["sha256"] = _checksum(data)
+    run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", json.dumps(data, separators=(",", ":")).encode())
+    before = snapshot(run_dir)
+    line = assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots", "--generations", "3"], fragment)
+    assert "checkpoint.json" in line
+    assert snapshot(run_dir) == before
+
+
 @settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(["manifest.json", "generations.csv", "best_weights.csv", "config.toml"]),
        content=st.binary(max_size=64))

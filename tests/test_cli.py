@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import errno
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -358,3 +360,28 @@ def test_the_script_reports_a_failed_start_in_one_line(monkeypatch: pytest.Monke
     monkeypatch.setattr(builtins, "__import__", failing_import)
     assert ga.launch.main() == 1
     assert capsys.readouterr().err.startswith("othello-ga: error: out of memory")
+
+
+def test_an_address_space_too_small_for_numpy_s_blas_is_refused_before_it_loads(tmp_path: Path) -> None:
+    # A real process under ulimit -v: OpenBLAS, loaded with numpy, would print its own message and exit.
+    limit_kib = 200 * 1024
+    assert limit_kib * 1024 < ga.launch.MIN_ADDRESS_SPACE
+    completed = subprocess.run(
+        ["bash", "-c", f'ulimit -v {limit_kib}; exec "{sys.executable}" -c '
+                       '"import sys; from ga.launch import main; sys.exit(main())" show "{tmp_path}"'],
+        cwd=Path(__file__).parents[1], capture_output=True, text=True, timeout=60,
+    )
+    assert completed.returncode == 1, completed.stderr
+    assert completed.stderr == ("othello-ga: error: out of memory: othello-ga needs at least 384 MiB of address space "
+                                "(its numerical libraries reserve much of it), and ulimit -v allows 200 MiB; raise it\n")
+    assert "numpy" not in completed.stdout
+
+
+def test_no_address_space_limit_starts_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    assert ga.launch.address_space_problem() is None or resource.getrlimit(resource.RLIMIT_AS)[0] < 384 * 2**20
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (ga.launch.MIN_ADDRESS_SPACE, resource.RLIM_INFINITY))
+    assert ga.launch.address_space_problem() is None
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (ga.launch.MIN_ADDRESS_SPACE - 1, resource.RLIM_INFINITY))
+    assert "ulimit -v allows 383 MiB" in str(ga.launch.address_space_problem())

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ga.rundir.layout import CHECKPOINT, RunDirError
+from ga.weights import WEIGHT_LIMIT
 
 __all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "checkpoint_text", "read_checkpoint"]
 
@@ -142,6 +143,8 @@ def _check_checkpoint(checkpoint: Checkpoint) -> None:
     for name in _ARRAYS:
         if not np.isfinite(getattr(c, name)).all():
             raise ValueError(f"'{name}' must hold finite numbers (found NaN or inf)")
+        if getattr(c, name).size and np.abs(getattr(c, name)).max() > WEIGHT_LIMIT:
+            raise ValueError(f"'{name}' holds a weight beyond +-{WEIGHT_LIMIT:g}, the range a table can be played in")
     if not _is_int(c.games_played) or not 0 <= c.games_played < 2**63 or not _is_number(c.elapsed_s) \
             or c.elapsed_s < 0:
         raise ValueError("'games_played' and 'elapsed_s' must be numbers >= 0")
