@@ -360,3 +360,17 @@ def test_reset_mutation_hits_every_position_at_its_rate() -> None:
     bound = 5 * np.sqrt(0.1 * 0.9 / trials)
     assert np.all(np.abs(hits / trials - 0.1) < bound)  # the first and the last genes included
 
+
+
+@pytest.mark.shows("selection.method")
+def test_stochastic_universal_sampling_picks_equal_fitness_evenly_and_roulette_does_not() -> None:
+    population = [individual([float(i)], 1.0) for i in range(10)]
+    random.seed(11)
+    sus = build_toolbox(small_config(selection={"method": "stochastic-universal"}))
+    # One spin with ten evenly spaced pointers: with equal fitness, every individual exactly once.
+    assert all(sorted(ind[0] for ind in sus.select(population, 10)) == [float(i) for i in range(10)]
+               for _ in range(50))
+    roulette = build_toolbox(small_config(selection={"method": "roulette"}))
+    # Ten independent spins: some individual is picked twice in almost every draw (1 - 10!/10^10).
+    assert sum(len({ind[0] for ind in roulette.select(population, 10)}) < 10 for _ in range(50)) >= 45
+

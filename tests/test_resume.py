@@ -215,7 +215,7 @@ def test_resuming_a_finished_run_changes_no_result(tmp_path: Path) -> None:
     evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
     before = {name: (run_dir / name).read_bytes() for name in REPRODUCIBLE + ["generations.csv", "config.toml"]}
     result = resume(run_dir)
-    assert result.finished and result.generations_done == 4
+    assert result.finished and result.generations_done == 4 and result.stopped_in == ""  # it stopped nowhere
     after = {name: (run_dir / name).read_bytes() for name in before}
     assert after == before
 

@@ -173,7 +173,6 @@ class GenerationLoop:
         bar = self.progress(Stage(self.label, start, total)) if self.progress else None
         last_checkpoint = -float("inf")  # the first generation is saved at once
         done = start
-        finished = start >= total
         pending: PendingSave | None = None
         try:
             for generation in range(start, total):
