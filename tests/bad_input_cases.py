@@ -116,6 +116,9 @@ BAD_TOML_FILES: tuple[tuple[bytes, str], ...] = (
     (b"experiment = 3\n", "must be a table"),
     (b"[experiment]\nname = \"../x\"\n", "path separators"),
     (b"[experiment]\nseed = 1979-05-27\n", "experiment.seed"),
+    (b"[population]\nsize = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested too deeply to be an experiment"),
+    (b"[population]\nsize = " + b"{a = " * 3000 + b"1" + b"}" * 3000 + b"\n", "nested too deeply to be an experiment"),
+    (b"[experiment]\nseed = " + b"9" * 5000 + b"\n", "an integer of more than 4,300 digits"),
 )
 
 

@@ -978,3 +978,11 @@ def test_a_file_size_limit_names_the_file(tmp_path: Path, argv: list[str], named
     assert len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]), completed.stderr
     assert named.format(tmp=tmp_path) in lines[0]
     assert not [path for path in tmp_path.rglob("*") if path.is_file() and path.stat().st_size]
+
+
+def test_a_config_with_a_utf8_byte_order_mark_is_read_as_without(tmp_path: Path) -> None:
+    tried("configs")
+    plain, marked = tmp_path / "plain.toml", tmp_path / "marked.toml"
+    plain.write_text(cases.TINY_TOML, encoding="utf-8")
+    marked.write_bytes(b"\xef\xbb\xbf" + cases.TINY_TOML.encode("utf-8"))  # as Windows editors save it
+    assert load_config(marked) == load_config(plain)
