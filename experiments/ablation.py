@@ -5,7 +5,7 @@ budget of games (generations = budget // games per generation) and is scored
 on opponents it never trained against: its best table plays the league
 protocol against ``heuristic`` (1-ply, eps 0.1, both colours). Several seeds
 per rung give the spread. Writes ``runs.csv`` (one row per run) and
-``ablation.md`` (the table quoted in README) under ``--out``.
+``ablation.md`` (the table quoted in docs/experiments.md) under ``--out``.
 
     python experiments/ablation.py --out results/ablation --seeds 3 --budget 2000000 --jobs 2
 """
