@@ -20,7 +20,7 @@ import pytest
 import ga.games.executor
 from ga.config import config_from_dict
 from ga.evolution.loop import Stage, StopRequest
-from ga.evolution.run import evolve
+from ga.evolution.run import evolve, resume
 
 
 def small(**sections: dict[str, Any]) -> dict[str, Any]:
@@ -119,6 +119,29 @@ def test_an_interrupt_stops_after_the_generation_and_says_where(tmp_path: Path) 
     assert json.loads((tmp_path / "run" / "checkpoint.json").read_text())["generation"] == done - 1
     assert result.stopped_in == f"GA, generation {done - 1} of 10"
     assert manifest["games_played"] == int(pd.read_csv(tmp_path / "run" / "generations.csv")["games"].sum())
+
+
+def test_a_run_stopped_at_once_is_marked_interrupted_and_one_that_fails_failed(tmp_path: Path) -> None:
+    def second_ctrl_c(updates: int) -> None:
+        if updates == 3:
+            raise KeyboardInterrupt  # what a second Ctrl-C raises in the middle of the loop
+
+    with pytest.raises(KeyboardInterrupt):
+        evolve(config_from_dict(small(experiment={"generations": 10})), out=tmp_path / "run",
+               progress=Recorder(second_ctrl_c))
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted" and "error" not in manifest  # never left "running"
+    assert resume(tmp_path / "run").finished
+
+    def bug(updates: int) -> None:
+        if updates == 2:
+            raise RuntimeError("a bug in the middle of a run")
+
+    with pytest.raises(RuntimeError):
+        evolve(config_from_dict(small(experiment={"generations": 10})), out=tmp_path / "other",
+               progress=Recorder(bug))
+    manifest = json.loads((tmp_path / "other" / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and manifest["error"] == "RuntimeError: a bug in the middle of a run"
 
 
 def test_a_second_ctrl_c_stops_at_once_and_sigterm_never_does() -> None:

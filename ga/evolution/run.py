@@ -96,20 +96,27 @@ def run(
         if result.finished and config.refine.generations:
             return _refine_stage(config, run_dir, result, progress)
         return result
-    except Exception as error:
+    except BaseException as error:
         if started and lock is not None and lock.held:  # only a run directory this process holds is marked
-            _mark_failed(run_dir, error)
+            _mark_stopped(run_dir, error)
         raise
     finally:
         if owned is not None:
             owned.release()
 
 
-def _mark_failed(run_dir: Path, error: Exception) -> None:
-    """Records in the manifest that the run failed, and why: it is never left "running" (resume continues it)."""
+def _mark_stopped(run_dir: Path, error: BaseException) -> None:
+    """Records in the manifest that the run stopped early, and why: it is never left "running".
+
+    A second Ctrl-C (KeyboardInterrupt) leaves it "interrupted"; any other error "failed", with the error.
+    ``resume`` continues either.
+    """
     try:
         manifest = read_manifest(run_dir, missing_ok=True)
-        if manifest:
+        if manifest and isinstance(error, (KeyboardInterrupt, SystemExit)):
+            manifest["status"] = "interrupted"
+            RunWriter(run_dir).write_manifest(manifest)
+        elif manifest:
             reason = " ".join(str(error).split()) or type(error).__name__
             manifest.update(status="failed", error=f"{type(error).__name__}: {reason}"[:300])
             RunWriter(run_dir).write_manifest(manifest)
