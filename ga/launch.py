@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import sys
 
-__all__ = ["MIN_ADDRESS_SPACE", "address_space_problem", "main", "memory_problem"]
+__all__ = ["MIN_ADDRESS_SPACE", "address_space_limit", "address_space_problem", "main", "memory_problem"]
 
 
 def memory_problem(error: BaseException) -> str | None:
@@ -22,13 +22,8 @@ def memory_problem(error: BaseException) -> str | None:
             or (isinstance(error, ImportError) and ("failed to map segment" in text
                                                     or "cannot allocate memory" in text.lower()))):
         return None
-    try:
-        import resource  # here: it may itself be what could not be loaded
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, MemoryError, OSError):
-        soft = -1
-    limit = "" if soft < 0 else f" (ulimit -v allows {soft // 2**20:,} MiB)"
+    soft = address_space_limit()
+    limit = "" if soft is None else f" (ulimit -v allows {soft // 2**20:,} MiB)"
     return f"out of memory{limit}; raise the limit, or lower the run's size (population, games)"
 
 
@@ -38,15 +33,21 @@ def memory_problem(error: BaseException) -> str | None:
 MIN_ADDRESS_SPACE = 384 * 2**20
 
 
-def address_space_problem() -> str | None:
-    """Returns the one-line message when ``ulimit -v`` leaves less than :data:`MIN_ADDRESS_SPACE`, else None."""
+def address_space_limit() -> int | None:
+    """Returns the bytes of address space ``ulimit -v`` allows this process (None: no limit, or unknown)."""
     try:
-        import resource
+        import resource  # here: under a tight limit, loading it may be what fails
 
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     except (ImportError, MemoryError, OSError):
         return None
-    if soft == resource.RLIM_INFINITY or soft >= MIN_ADDRESS_SPACE:
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def address_space_problem() -> str | None:
+    """Returns the one-line message when ``ulimit -v`` leaves less than :data:`MIN_ADDRESS_SPACE`, else None."""
+    soft = address_space_limit()
+    if soft is None or soft >= MIN_ADDRESS_SPACE:
         return None
     return (f"out of memory: othello-ga needs at least {MIN_ADDRESS_SPACE // 2**20} MiB of address space "
             f"(its numerical libraries reserve much of it), and ulimit -v allows {soft // 2**20:,} MiB; raise it")

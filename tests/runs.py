@@ -10,6 +10,14 @@ from typing import Any
 REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
 
 
+def with_changes(base: dict[str, dict[str, Any]], **sections: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Returns a copy of an experiment's sections with the keys of ``sections`` changed (the base is untouched)."""
+    data = {name: dict(values) for name, values in base.items()}
+    for name, values in sections.items():
+        data[name] = data.get(name, {}) | values
+    return data
+
+
 def generations_without_timings(run_dir: Path, name: str = "generations.csv") -> list[list[str]]:
     """Returns generations.csv (or another per-generation CSV) without its ``*_s`` timing columns."""
     with open(run_dir / name, newline="", encoding="utf-8") as handle:

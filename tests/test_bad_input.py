@@ -780,31 +780,32 @@ def assert_each_command_names(run_dir: Path, commands: tuple[str, ...], fragment
         assert snapshot(run_dir) == before, f"{command} wrote into the damaged run"
 
 
-@pytest.mark.parametrize(("name", "field", "value", "commands", "fragment"), cases.RUN_VALUE_FAULTS,
-                         ids=[f"{c[0]}:{c[1]}={c[2]!r:.20}" for c in cases.RUN_VALUE_FAULTS])
-def test_a_value_out_of_its_range_in_a_run_file_is_named(
-    finished_run: Path, tmp_path: Path, name: str, field: str, value: Any, commands: tuple[str, ...], fragment: str
-) -> None:
-    tried("run-dir faults")
-    path = finished_run / name
-    if name.endswith(".json"):
-        document = json.loads(path.read_text())
-        document[field] = value
-        content = json.dumps(document).encode()
-    else:
-        content = edited_cell(path.read_text(), field, value).encode()
-    run_dir = damaged_copy(finished_run, tmp_path, name, content)
-    assert_each_command_names(run_dir, commands, fragment, name)
+def with_value(path: Path, field: str, value: Any) -> bytes:
+    """Returns a run file's bytes with one JSON field, or the first row's CSV cell, set to ``value``."""
+    if path.suffix == ".json":
+        return json.dumps(json.loads(path.read_text()) | {field: value}).encode()
+    return edited_cell(path.read_text(), field, value).encode()
 
 
-@pytest.mark.parametrize(("name", "line", "how", "commands", "fragment"), cases.RUN_ROW_FAULTS,
-                         ids=[f"{c[0]}:{c[1]} {c[2]}" for c in cases.RUN_ROW_FAULTS])
-def test_a_row_of_the_wrong_length_in_a_run_file_is_named(
-    finished_run: Path, tmp_path: Path, name: str, line: int, how: str, commands: tuple[str, ...], fragment: str
+# Each case: (file, how to damage its bytes, commands that read it, fragment of the error line).
+EDITED_RUN_FILES = [
+    pytest.param(name, lambda path, f=field, v=value: with_value(path, f, v), commands, fragment,
+                 id=f"{name}:{field}={value!r:.20}")
+    for name, field, value, commands, fragment in cases.RUN_VALUE_FAULTS
+] + [
+    pytest.param(name, lambda path, n=line, h=how: edited_row(path.read_text(), n, h).encode(), commands, fragment,
+                 id=f"{name}:{line} {how}")
+    for name, line, how, commands, fragment in cases.RUN_ROW_FAULTS
+]
+
+
+@pytest.mark.parametrize(("name", "damage", "commands", "fragment"), EDITED_RUN_FILES)
+def test_a_value_out_of_range_or_a_row_of_the_wrong_length_in_a_run_file_is_named(
+    finished_run: Path, tmp_path: Path, name: str, damage: Callable[[Path], bytes], commands: tuple[str, ...],
+    fragment: str,
 ) -> None:
     tried("run-dir faults")
-    content = edited_row((finished_run / name).read_text(), line, how).encode()
-    run_dir = damaged_copy(finished_run, tmp_path, name, content)
+    run_dir = damaged_copy(finished_run, tmp_path, name, damage(finished_run / name))
     assert_each_command_names(run_dir, commands, fragment, name)
 
 

@@ -29,13 +29,13 @@ from ga.cli import main  # noqa: E402
 from ga.config import config_from_dict, load_config  # noqa: E402
 from ga.evolution.run import evolve  # noqa: E402
 from ga.rundir.checkpoint import read_checkpoint  # noqa: E402
-from runs import assert_same_run
+from runs import assert_same_run, with_changes
 
 
 
 def experiment(**sections: dict[str, Any]) -> dict[str, Any]:
     """Returns a small experiment whose whole state is in the checkpoint (elites, coevolution, hall of fame)."""
-    data: dict[str, dict[str, Any]] = {
+    return with_changes({
         "experiment": {"name": "dask", "seed": 7, "generations": 4},
         "population": {"size": 12, "parents": 6},
         "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1},
@@ -45,10 +45,7 @@ def experiment(**sections: dict[str, Any]) -> dict[str, Any]:
         "compute": {"workers": 1},
         # A checkpoint every generation, however short: these tests kill and stop runs between generations.
         "output": {"checkpoint_seconds": 0.0},
-    }
-    for name, values in sections.items():
-        data[name] = data.get(name, {}) | values
-    return data
+    }, **sections)
 
 
 

@@ -27,7 +27,7 @@ from hypothesis import given, strategies as st
 
 from ga.rundir.layout import GAME_COLUMNS, RunDirError, generation_columns, weight_columns
 from ga.rundir.writer import GameLog
-from runs import assert_same_run, reproducible_state
+from runs import assert_same_run, reproducible_state, with_changes
 
 RUN_FILES = {
     "config.toml", "generations.csv", "games.csv", "population.csv", "best_weights.csv",
@@ -39,16 +39,13 @@ RUN_FILES = {
 
 def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
     """Returns a tiny experiment (8 individuals, 3 generations, 32 games a generation) with changes."""
-    data: dict[str, dict[str, Any]] = {
+    return with_changes({
         "experiment": {"name": "tiny", "seed": 1, "generations": 3},
         "population": {"size": 8, "parents": 4},
         "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1},
         "fitness": {"opponents": ["random", "nhand:1"], "draw": "all", "games_per_opponent": 2, "colours": "both"},
         "compute": {"workers": 1},
-    }
-    for name, values in sections.items():
-        data[name] = data.get(name, {}) | values
-    return data
+    }, **sections)
 
 
 def tiny_config(**sections: dict[str, Any]) -> Config:
@@ -473,10 +470,8 @@ def test_both_colours_play_half_the_games_as_white_at_one_game_per_opponent(tmp_
 
 
 def _plan_config(**sections: dict[str, Any]) -> Config:
-    document: dict[str, Any] = {"population": {"size": 32, "parents": 16}, "fitness": {"opponents": ["random"]}}
-    for name, values in sections.items():
-        document.setdefault(name, {}).update(values)
-    return config_from_dict(document)
+    return config_from_dict(with_changes({"population": {"size": 32, "parents": 16}, "fitness": {"opponents": ["random"]}},
+                                         **sections))
 
 
 @pytest.mark.parametrize(("sections", "key"), [

@@ -21,20 +21,18 @@ import ga.games.executor
 from ga.config import config_from_dict
 from ga.evolution.loop import Stage, StopRequest
 from ga.evolution.run import evolve, resume
+from runs import with_changes
 
 
 def small(**sections: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, dict[str, Any]] = {
+    return with_changes({
         "experiment": {"name": "loop", "seed": 2, "generations": 6},
         "population": {"size": 8, "parents": 4},
         "selection": {"method": "tournament", "tournament_size": 2, "elitism": 2},
         "fitness": {"opponents": ["random", "nhand:1"], "draw": "all", "games_per_opponent": 2, "colours": "both"},
         "compute": {"workers": 1},
         "output": {"checkpoint_seconds": 0.0},
-    }
-    for name, values in sections.items():
-        data[name] = data.get(name, {}) | values
-    return data
+    }, **sections)
 
 
 class Recorder:

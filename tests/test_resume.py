@@ -17,14 +17,14 @@ import tomli_w
 from ga.config import config_from_dict, load_config
 from ga.evolution.run import evolve, resume
 from ga.rundir.layout import RunDirError
-from runs import REPRODUCIBLE, assert_same_run, generations_without_timings
+from runs import REPRODUCIBLE, assert_same_run, generations_without_timings, with_changes
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
     """Returns a tiny experiment with coevolution, hall-of-fame and random-table games (its state is all in the checkpoint)."""
-    data: dict[str, dict[str, Any]] = {
+    return with_changes({
         "experiment": {"name": "tiny", "seed": 4, "generations": 6},
         "population": {"size": 8, "parents": 4},
         "selection": {"method": "tournament", "tournament_size": 2, "elitism": 1, "reevaluate_elites": False},
@@ -33,10 +33,7 @@ def tiny(**sections: dict[str, Any]) -> dict[str, Any]:
         "compute": {"workers": 1},
         # A checkpoint every generation, however short: these tests kill and stop runs between generations.
         "output": {"checkpoint_seconds": 0.0},
-    }
-    for name, values in sections.items():
-        data[name] = data.get(name, {}) | values
-    return data
+    }, **sections)
 
 
 

@@ -33,6 +33,7 @@ from ga.evolution.toolbox import build_toolbox
 from ga.games.executor import game_map
 from ga.games.seeds import game_seeds
 from ga.weights import load_weights
+from runs import with_changes
 
 SMALL: dict[str, dict[str, Any]] = {
     "experiment": {"name": "small", "seed": 4, "generations": 2},
@@ -44,10 +45,7 @@ SMALL: dict[str, dict[str, Any]] = {
 
 
 def small(**sections: dict[str, Any]) -> dict[str, Any]:
-    data = {name: dict(values) for name, values in SMALL.items()}
-    for name, values in sections.items():
-        data[name] = data.get(name, {}) | values
-    return data
+    return with_changes(SMALL, **sections)
 
 
 def write_toml(path: Path, data: dict[str, Any]) -> Path:

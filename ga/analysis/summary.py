@@ -109,7 +109,7 @@ def _read_generations(path: Path) -> pd.DataFrame | None:
     if not (path / GENERATIONS).is_file():
         return None
     generations = read_table(path, GENERATIONS)  # damaged values are named, never shown as results
-    if generations.empty or "generation" not in generations.columns:
+    if generations.empty:  # (read_table has checked the columns)
         return None
     return generations
 

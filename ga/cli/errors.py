@@ -43,8 +43,9 @@ def debugging() -> bool:
 
 def one_line(error: BaseException | str) -> str:
     """Returns the message of an error (or a text) on one line."""
-    if isinstance(error, BaseException) and memory_problem(error):
-        return str(memory_problem(error))
+    memory = memory_problem(error) if isinstance(error, BaseException) else None
+    if memory is not None:
+        return memory
     if isinstance(error, OSError) and error.strerror and error.filename is not None:
         return f"cannot write or read '{error.filename}': {error.strerror}"
     text = str(error) or type(error).__name__

@@ -189,13 +189,18 @@ def planned_games(config: Config) -> dict[str, int]:
     tournament = final * (candidates * (candidates - 1) // 2 + candidates * fixed) if final else 0
     ga = config.experiment.generations * generation + tournament
     refined = config.refine
-    groups = sum(1 for weight in (refined.weight_opponents, refined.weight_restarts, refined.weight_random_tables)
-                 if weight)
     return {
         "GA": ga,
         "restarts": refined.restarts * ga if refined.generations else 0,
-        "refinement": refined.generations * refined.candidates * refined.games * groups,
+        "refinement": refined.generations * _refine_generation_games(refined),
     }
+
+
+def _refine_generation_games(refined: RefineConfig) -> int:
+    """Returns the games of one refinement generation: each candidate plays ``games`` in each weighted group."""
+    groups = sum(1 for weight in (refined.weight_opponents, refined.weight_restarts, refined.weight_random_tables)
+                 if weight)
+    return refined.candidates * refined.games * groups
 
 
 #: Memory a planned game holds while its generation is played: its plan, its result and its games.csv row
@@ -227,11 +232,8 @@ def check_plan(config: Config, memory: int) -> None:
         "fitness.hall_of_fame_games": size * fit.hall_of_fame_games,
         "fitness.random_table_games": size * fit.random_table_games,
     }
-    refined = config.refine
-    groups = sum(1 for weight in (refined.weight_opponents, refined.weight_restarts, refined.weight_random_tables)
-                 if weight)
-    refine_games = refined.candidates * refined.games * groups if refined.generations else 0
-    generation = sum(shares.values())
+    refine_games = _refine_generation_games(config.refine) if config.refine.generations else 0
+    generation = fitness.games_per_generation(config)  # the shares' sum
     largest = max(shares, key=shares.__getitem__)
     population_bytes = 4 * size * genome_length(config.population.genome) * 8  # the tables, their copies in breeding
     if population_bytes > memory // 2:
