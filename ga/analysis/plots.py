@@ -317,9 +317,10 @@ def plot_run(
     generations = read_generations(run_dir)
     games_path = run_dir / GAMES
     games = read_table(run_dir, GAMES) if "opponent_bars" in selected and games_path.is_file() else None
-    refined = (run_dir / "ga_best_weights.csv").is_file()
     tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
               if (run_dir / f"{stem}.csv").is_file()}
+    refined = "ga_best_weights" in tables
+    fitness = _fitness_of(run_dir)
     refine_path = run_dir / REFINE_CSV
     refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and refine_path.is_file() else None
 
@@ -332,7 +333,6 @@ def plot_run(
     if "win_rate" in selected:
         figure, (axes,) = _new_axes("win_rate", f"Win rate per generation: {label}")
         draw_win_rate(axes, rolling_win_rate(generations, window), window)
-        fitness = _fitness_of(run_dir)
         if fitness.get("coevolution") or fitness.get("hall_of_fame_games"):
             axes.text(0.01, 0.02, "includes games against the population and earlier champions, "
                       "whose strength rises with it", transform=axes.transAxes, fontsize=8, color="dimgrey")
@@ -353,7 +353,7 @@ def plot_run(
                           stacklevel=2)
 
     if "fitness" in selected:
-        unit = "mean disc difference" if _fitness_of(run_dir).get("score") == "disc_diff" else "win rate, draw = 1/2"
+        unit = "mean disc difference" if fitness.get("score") == "disc_diff" else "win rate, draw = 1/2"
         written.append(_save(_fitness_figure(generations, label, unit), out_dir / f"fitness.{fmt}"))
 
     # One colour scale for the tables drawn together, so that equal colours are equal weights across them.

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine import parse_spec
 from ga.config import Config
-from ga.evolution.genome import expand_many
+from ga.evolution.genome import expand_many, table_length
 from ga.games import executor, scoring
 from ga.games.plan import HALL_OF_FAME, POPULATION, RANDOM_TABLE, GamePlan, colour_pattern
 from ga.games.seeds import Stream, derive_seed, derive_seeds, mix
@@ -189,8 +189,7 @@ def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch
     for generation in range(generations):
         plan = plan_generation(config, generation, size)
         plans.append(dataclasses.replace(plan, individual=plan.individual + np.int32(generation * size)))
-    width = 128 if config.population.genome == "phase" else 64
-    tables = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(generations * size, width))
+    tables = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(generations * size, table_length(config.population.genome)))
     return executor.Batch(player_args(config), tables, opponent_labels(config), GamePlan.concatenate(plans))
 
 

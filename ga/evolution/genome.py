@@ -56,6 +56,11 @@ def genome_length(genome: str) -> int:
     return max(square_classes(genome)) + 1
 
 
+def table_length(genome: str) -> int:
+    """Returns the number of weights of the table an individual stands for (64, or 128 for ``phase``)."""
+    return 128 if genome == "phase" else 64
+
+
 def expand(genes: Sequence[float], genome: str) -> np.ndarray:
     """Returns the weights (64, or 128 for ``phase``) an individual's genes stand for."""
     values = np.asarray(genes, dtype=np.float64)

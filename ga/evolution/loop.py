@@ -24,7 +24,7 @@ from deap import tools
 
 from ga.config import Config, result_settings
 from ga.evolution import fitness, tournament
-from ga.evolution.genome import expand
+from ga.evolution.genome import expand, table_length
 from ga.evolution.toolbox import breed, build_toolbox, diversity, individuals, population_statistics
 from ga.games import executor
 from ga.games.seeds import Stream, derive_seed
@@ -168,8 +168,8 @@ class GenerationLoop:
             config.population.size - config.selection.elitism)
         sure_to_share = shared and fewest * executor.CHEAPEST_GAME_SECONDS >= executor.SHARE_MIN_SECONDS
         if parts > 1 and not sure_to_share:
-            width = 128 if genome == "phase" else 64
-            costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config), width)
+            costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config),
+                                            table_length(genome))
         bar = self.progress(Stage(self.label, start, total)) if self.progress else None
         last_checkpoint = -float("inf")  # the first generation is saved at once
         done = start

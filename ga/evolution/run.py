@@ -17,7 +17,7 @@ from typing import Any
 
 from ga.config import Config, ConfigError, RefineConfig, load_config, replace, settings_difference, with_overrides
 from ga.evolution import fitness, refine
-from ga.evolution.genome import expand, genome_length
+from ga.evolution.genome import genome_length, table_length
 from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
 from ga.games import executor
 from ga.rundir.checkpoint import Checkpoint, read_checkpoint
@@ -276,7 +276,7 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
             f"the checkpoint holds {checkpoint.population.shape[0]} individuals of {checkpoint.population.shape[1]} "
             f"genes but config.toml asks for {expected[0]} of {expected[1]}; the run directory is damaged"
         )
-    width = expand([0.0] * expected[1], config.population.genome).size  # a champion is a whole table
+    width = table_length(config.population.genome)  # a champion is a whole table
     if checkpoint.champions.size and checkpoint.champions.shape[1] != width:
         raise RunDirError(
             f"'{run_dir / CHECKPOINT}': 'champions' holds tables of {checkpoint.champions.shape[1]} weights but "

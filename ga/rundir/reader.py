@@ -142,8 +142,7 @@ def _column_problem(values: pd.Series, kind: str, low: float, high: float) -> st
         return ""
     row = int(np.flatnonzero(bad.to_numpy())[0])
     value = values.iloc[row]
-    shown = "nothing" if pd.isna(value) else repr(value if isinstance(value, str) else value.item()
-                                                   if hasattr(value, "item") else value)
+    shown = "nothing" if pd.isna(value) else repr(value.item() if hasattr(value, "item") else value)  # numpy -> Python
     return f"line {row + 2}: {shown[:40]} is not {what}"
 
 
@@ -175,12 +174,7 @@ def experiment_description(run_dir: str | os.PathLike[str]) -> str:
 
 
 def _experiment_text(run_dir: str | os.PathLike[str], key: str) -> str:
-    path = Path(run_dir) / CONFIG
-    try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return ""
-    experiment = config.get("experiment", {})
+    experiment = run_settings(run_dir).get("experiment", {})
     value = experiment.get(key, "") if isinstance(experiment, dict) else ""
     return " ".join(str(value).split())  # one line, whatever the file holds
 
