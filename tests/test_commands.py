@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from engine import TABLES
 from ga.analysis.summary import summarize_run
+from ga.cli import main
 from ga.cli.evaluate import CSV_COLUMNS, evaluate
 from ga.cli.export import export
 from ga.cli.inspect import compare, plot, show
@@ -537,3 +538,13 @@ def test_show_gives_the_whole_jobs_time_with_each_stages_share(runner: CliRunner
     line = next(l for l in invoke(runner, show, [run_dir]).stdout.splitlines() if "wall time" in l)
     assert line.split(None, 2)[2] == ("3m 20s (GA 30.0 s, 15%, final tournament 10.0 s, 5%, restarts 2m 00s, 60%, "
                                       "refinement 40.0 s, 20%)")
+
+
+@pytest.mark.parametrize("spec", ["nhand:1,eps=0.1,eps=0.2", "wpc:1@heuristic,eps=0.1,eps=0.2"])
+def test_a_spec_with_an_option_given_twice_is_named_as_a_spec_not_a_missing_file(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "0.1" holds a dot, as a file name does; the leading player kind says it is a spec.
+    assert main(["evaluate", spec, "--vs", "random", "--games", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"option eps is given twice in spec '{spec}'" in err, err

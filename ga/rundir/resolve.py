@@ -7,12 +7,14 @@ and otherwise a built-in table name.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from engine import TABLES, parse_spec
+from engine.kinds import KINDS
 from engine.players import is_path
 from ga.rundir.layout import BEST, GA_BEST, MEAN, RunDirError, check_run_dir
 from ga.rundir.reader import read_config
@@ -129,7 +131,9 @@ def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path 
     try:
         spec = parse_spec(text)
     except ValueError as error:
-        if is_path(text) and "@" not in text:
+        # A text that starts with a player kind is a spec with a mistake, whatever dots its options hold;
+        # otherwise one that looks like a path is a weights file.
+        if is_path(text) and "@" not in text and re.split(r"[:,]", text, maxsplit=1)[0] not in KINDS:
             load_weights(path)  # raises "weights file '...' does not exist" (or names what else it is)
         raise ValueError(
             f"{error}; WEIGHTS_OR_SPEC may also be a weights file, a run directory "
