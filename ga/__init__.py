@@ -18,9 +18,40 @@ The Python API::
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 __all__ = ["RunResult", "evaluate_player", "evolve", "resume"]
+
+#: The OpenBLAS kernels every AVX2 machine runs, so that the refinement's CMA-ES (whose matrix
+#: products go through numpy's BLAS) gives the same table on every such machine: left to choose,
+#: OpenBLAS picks by CPU, and an AVX-512 kernel rounds a 10-term product differently in the last bit.
+BLAS_CORE = "Haswell"
+
+
+def blas_core(cpuinfo: str) -> str | None:
+    """Returns the OpenBLAS core to pin on a CPU described by ``cpuinfo`` (Linux's /proc/cpuinfo), None to leave it."""
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            return BLAS_CORE if {"avx2", "fma"} <= set(line.partition(":")[2].split()) else None
+    return None
+
+
+def _pin_blas_core() -> None:
+    # Only before numpy loads (OpenBLAS chooses once, when it loads), and never over the user's own choice.
+    if "numpy" in sys.modules or "OPENBLAS_CORETYPE" in os.environ or not sys.platform.startswith("linux"):
+        return
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            core = blas_core(cpuinfo.read())
+    except OSError:
+        return
+    if core is not None:
+        os.environ["OPENBLAS_CORETYPE"] = core
+
+
+_pin_blas_core()
 
 _API = {
     "evolve": "ga.evolution.run",

@@ -99,3 +99,67 @@ def test_seed2021_re_runs_to_the_shipped_files_byte_for_byte(tmp_path: Path) -> 
         return [[row[i] for i in keep] for row in rows]
 
     assert untimed(tmp_path / "run" / "generations.csv") == untimed(shipped / "generations.csv")
+
+
+# The refinement's first generations from the shipped GA and restart tables, in a fresh interpreter
+# (OpenBLAS picks its kernels once, when numpy loads): its rows, timings aside, are the shipped ones.
+REFINE_TWO_GENERATIONS = """
+import csv, json, os, sys, tempfile
+from pathlib import Path
+from ga.config import load_config, replace
+from ga.evolution import refine
+from ga.weights import load_weights
+shipped = Path(sys.argv[1])
+config = load_config(shipped / "config.toml")
+config = replace(config, refine=replace(config.refine, generations=2))
+tables = [load_weights(shipped / "restarts" / str(k) / "best_weights.csv") for k in range(1, 8)]
+with tempfile.TemporaryDirectory() as run:
+    _, rows = refine.refine(config, Path(run), load_weights(shipped / "ga_best_weights.csv"), tables, 2)
+from numpy._core._multiarray_umath import __cpu_features__ as cpu
+print(json.dumps({"core": os.environ.get("OPENBLAS_CORETYPE"), "avx2": cpu["AVX2"] and cpu["FMA3"],
+                  "rows": [{k: repr(v) for k, v in row.items() if not k.endswith("_s")} for row in rows]}))
+"""
+
+
+def _refine_two_generations(env: dict[str, str]) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", REFINE_TWO_GENERATIONS, str(REFERENCE / "strong")],
+                          capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_refinement_re_runs_the_shipped_strong_generations_byte_for_byte() -> None:
+    """The pinned BLAS kernels make CMA-ES's sums the same on every AVX2 machine (about 4 s)."""
+    import csv
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    result = _refine_two_generations(env)
+    if not result["avx2"]:
+        pytest.skip("this CPU has no AVX2: OpenBLAS chooses its own kernels here")
+    assert result["core"] == "Haswell"
+    shipped = list(csv.DictReader((REFERENCE / "strong" / "refine.csv").open(newline="")))[:2]
+    assert result["rows"] == [{k: v for k, v in row.items() if not k.endswith("_s")} for row in shipped]
+
+
+def test_the_users_own_blas_kernels_are_kept() -> None:
+    import os
+
+    assert _refine_two_generations({**os.environ, "OPENBLAS_CORETYPE": "Prescott"})["core"] == "Prescott"
+
+
+@pytest.mark.parametrize(("cpuinfo", "core"), [
+    ("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n", "Haswell"),
+    ("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 avx512f fma\nflags\t: x\n", "Haswell"),
+    ("processor\t: 0\nflags\t\t: fpu sse2 avx fma\n", None),  # no AVX2: OpenBLAS chooses
+    ("processor\t: 0\nflags\t\t: fpu sse2 avx2\n", None),  # Haswell's kernels use FMA
+    ("processor\t: 0\nFeatures\t: fp asimd\n", None),  # not x86
+    ("", None),
+])
+def test_the_blas_core_is_pinned_only_where_its_kernels_run(cpuinfo: str, core: str | None) -> None:
+    import ga
+
+    assert ga.blas_core(cpuinfo) == core
