@@ -103,7 +103,7 @@ def test_seed2021_re_runs_to_the_shipped_files_byte_for_byte(tmp_path: Path) -> 
 
 # The refinement's first generations from the shipped GA and restart tables, in a fresh interpreter
 # (OpenBLAS picks its kernels once, when numpy loads): its rows, timings aside, are the shipped ones.
-REFINE_TWO_GENERATIONS = """
+REFINE_FIRST_GENERATIONS = """
 import csv, json, os, sys, tempfile
 from pathlib import Path
 from ga.config import load_config, replace
@@ -111,7 +111,7 @@ from ga.evolution import refine
 from ga.weights import load_weights
 shipped = Path(sys.argv[1])
 config = load_config(shipped / "config.toml")
-config = replace(config, refine=replace(config.refine, generations=2))
+config = replace(config, refine=replace(config.refine, generations=6))
 tables = [load_weights(shipped / "restarts" / str(k) / "best_weights.csv") for k in range(1, 8)]
 with tempfile.TemporaryDirectory() as run:
     _, rows = refine.refine(config, Path(run), load_weights(shipped / "ga_best_weights.csv"), tables, 2)
@@ -121,34 +121,40 @@ print(json.dumps({"core": os.environ.get("OPENBLAS_CORETYPE"), "avx2": cpu["AVX2
 """
 
 
-def _refine_two_generations(env: dict[str, str]) -> dict:
+def _refine_first_generations(env: dict[str, str]) -> dict:
     import json
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", REFINE_TWO_GENERATIONS, str(REFERENCE / "strong")],
+    done = subprocess.run([sys.executable, "-c", REFINE_FIRST_GENERATIONS, str(REFERENCE / "strong")],
                           capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     return json.loads(done.stdout)
 
 
 def test_the_refinement_re_runs_the_shipped_strong_generations_byte_for_byte() -> None:
-    """The pinned BLAS kernels make CMA-ES's sums the same on every AVX2 machine (about 4 s)."""
+    """Pinned BLAS kernels and libm's exp make the refinement the same on every AVX2 machine (about 8 s)."""
     import csv
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-    result = _refine_two_generations(env)
+    result = _refine_first_generations(env)
     if not result["avx2"]:
         pytest.skip("this CPU has no AVX2: OpenBLAS chooses its own kernels here")
     assert result["core"] == "Haswell"
-    shipped = list(csv.DictReader((REFERENCE / "strong" / "refine.csv").open(newline="")))[:2]
+    shipped = list(csv.DictReader((REFERENCE / "strong" / "refine.csv").open(newline="")))[:6]
     assert result["rows"] == [{k: v for k, v in row.items() if not k.endswith("_s")} for row in shipped]
 
 
 def test_the_users_own_blas_kernels_are_kept() -> None:
     import os
 
-    assert _refine_two_generations({**os.environ, "OPENBLAS_CORETYPE": "Prescott"})["core"] == "Prescott"
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-c", "import os, ga; print(os.environ['OPENBLAS_CORETYPE'])"],
+                           capture_output=True, text=True, env={**os.environ, "OPENBLAS_CORETYPE": "Prescott"},
+                           cwd=ROOT, check=True)
+    assert shown.stdout.strip() == "Prescott"
 
 
 @pytest.mark.parametrize(("cpuinfo", "core"), [

@@ -23,6 +23,7 @@ interrupted refinement continues where it stopped with the same result.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,24 @@ CHUNK = 128  # games of one task against one opponent (even: colours alternate)
 if not hasattr(creator, "RefineFitness"):
     creator.create("RefineFitness", base.Fitness, weights=(1.0,))
     creator.create("RefineCandidate", list, fitness=creator.RefineFitness)
+
+
+class Strategy(cma.Strategy):
+    """DEAP's CMA-ES, with its step size grown by libm's ``exp`` rather than numpy's.
+
+    numpy computes ``exp`` with its own AVX-512 code where the CPU has it, and
+    that rounds some values differently in the last bit from the C library
+    every other machine uses; within a few generations the candidates, the
+    games and the table all differ. The rest of the update is arithmetic
+    (the same everywhere) and BLAS (pinned by ``ga``'s import, see
+    :data:`ga.BLAS_CORE`).
+    """
+
+    def update(self, population: list[Any]) -> None:
+        sigma = self.sigma
+        super().update(population)
+        # DEAP's expression, term for term; the evolution path is the one the update just made.
+        self.sigma = sigma * math.exp((float(np.linalg.norm(self.ps)) / self.chiN - 1.) * self.cs / self.damps)
 
 
 def restart_seed(seed: int, restart: int) -> int:
@@ -203,7 +222,7 @@ def _encode(strategy: cma.Strategy) -> dict[str, Any]:
 
 
 def _decode(state: dict[str, Any]) -> cma.Strategy:
-    strategy = cma.Strategy.__new__(cma.Strategy)
+    strategy = Strategy.__new__(Strategy)
     for key, value in state.items():
         is_array = isinstance(value, dict) and list(value) == [ARRAY]
         setattr(strategy, key, np.array(value[ARRAY]) if is_array else value)
@@ -246,7 +265,7 @@ def refine(
     writer = RunWriter(run_dir)
     if saved is None:
         first, rows = 0, []
-        strategy = cma.Strategy(centroid=start.tolist(), sigma=refine_config.sigma, lambda_=refine_config.candidates)
+        strategy = Strategy(centroid=start.tolist(), sigma=refine_config.sigma, lambda_=refine_config.candidates)
     else:
         first, strategy, rows = saved
     bar = progress(Stage("refinement", first, refine_config.generations)) if progress else None
