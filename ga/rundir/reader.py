@@ -130,8 +130,13 @@ def _column_problem(values: pd.Series, kind: str, low: float, high: float) -> st
         bad = ~values.isin(["black", "white"])
         what = "black or white"
     else:
-        numbers = pd.to_numeric(values, errors="coerce").astype(np.float64)
-        present = values.notna() & (values.astype(str).str.strip() != "")
+        if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
+            # pandas parsed every field as a number (an empty one as NaN): no text to look at
+            numbers = values.astype(np.float64)
+            present = values.notna()
+        else:
+            numbers = pd.to_numeric(values, errors="coerce").astype(np.float64)
+            present = values.notna() & (values.astype(str).str.strip() != "")
         bad = (present & ~np.isfinite(numbers)) | (np.isfinite(numbers) & ((numbers < low) | (numbers > high)))
         if kind in ("int", "number"):
             bad |= ~present
