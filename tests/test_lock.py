@@ -124,3 +124,39 @@ def test_a_holder_killed_with_sigkill_leaves_no_stale_lock(tmp_path: Path) -> No
     reference = tmp_path / "reference"
     evolve(long_config(tmp_path, 300), out=reference)
     assert_same_run(run_dir, reference)
+
+
+def test_a_run_whose_directory_is_replaced_stops_without_writing_into_the_new_one(tmp_path: Path) -> None:
+    """Removing a live run's directory and starting another run at its path must not mix the two runs."""
+    run_dir = tmp_path / "live"
+    first = cli("evolve", str(long_config(tmp_path, generations=4000)), "--out", str(run_dir))
+    wait_for(run_dir / "checkpoint.json")
+    os.rename(run_dir, tmp_path / "moved")  # as rm -rf would, but keeping the first run's files to look at
+    run_dir.mkdir()
+    with RunLock(run_dir):  # the second run's lock
+        _, err = first.communicate(timeout=120)
+        assert sorted(path.name for path in run_dir.iterdir()) == [".lock"]  # nothing of the first run
+    assert first.returncode != 0
+    assert err.count("\n") == 1 and "was removed or replaced while this run wrote it" in err, err
+    assert "Traceback" not in err
+    generation_numbers(tmp_path / "moved")  # the first run's own files are whole rows
+
+
+def test_check_held_passes_while_the_lock_file_is_the_one_held(tmp_path: Path) -> None:
+    from ga.rundir.lock import RunReplaced, check_held
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    check_held(run_dir)  # never locked here: a reader, nothing to check
+    with RunLock(run_dir) as lock:
+        check_held(run_dir)
+        assert lock.intact()
+        (run_dir / ".lock").rename(run_dir / "old-lock")
+        (run_dir / ".lock").write_text("", encoding="utf-8")  # another file at the lock's name
+        assert not lock.intact()
+        with pytest.raises(RunReplaced, match="removed or replaced"):
+            check_held(run_dir)
+        (run_dir / ".lock").unlink()
+        with pytest.raises(RunReplaced):
+            check_held(run_dir)
+    check_held(run_dir)  # released: no longer this process's to check

@@ -7,6 +7,12 @@ process ends, however it ends, so a run killed with SIGKILL leaves no stale
 lock. A second writer is refused at once, before it writes anything, with the
 holder's process id. Readers never take the lock; :func:`holder` tells them
 whether a run is live.
+
+The lock belongs to the directory it was taken in. If that directory is
+removed (or moved away) while its run writes, and another run starts at the
+same path, both hold a lock, each on its own lock file: so before every file
+it replaces, the writer checks that the path's lock file is still the one it
+holds (:func:`check_held`), and stops rather than write into another run.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from types import TracebackType
 
 from ga.rundir.layout import LOCK, RunDirError
 
-__all__ = ["RunLock", "RunLocked", "holder"]
+__all__ = ["RunLock", "RunLocked", "RunReplaced", "check_held", "holder"]
 
 # A reader probing the lock holds it for microseconds; a writer that finds it
 # taken tries again for this long before it concludes another writer has it.
@@ -29,6 +35,14 @@ _RETRY_S = 0.25
 
 class RunLocked(RunDirError):
     """Another process is writing the run directory."""
+
+
+class RunReplaced(RunDirError):
+    """The run directory this process locked was removed or replaced while it wrote."""
+
+
+#: The locks this process holds, by the absolute path of their run directory.
+_HELD: dict[Path, RunLock] = {}
 
 
 class RunLock:
@@ -71,6 +85,7 @@ class RunLock:
             os.close(fd)
             raise RunDirError(f"cannot write the lock file '{path}': {error.strerror or error}") from None
         self._fd = fd
+        _HELD[self.run_dir.absolute()] = self
         return self
 
     @property
@@ -83,6 +98,19 @@ class RunLock:
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)
+            if _HELD.get(self.run_dir.absolute()) is self:
+                del _HELD[self.run_dir.absolute()]
+
+    def intact(self) -> bool:
+        """True while the run directory's lock file is the very file this process locked."""
+        if self._fd is None:
+            return False
+        try:
+            there = os.stat(self.run_dir / LOCK, follow_symlinks=False)
+        except OSError:  # removed with its directory, or the directory is unreadable now
+            return False
+        mine = os.fstat(self._fd)
+        return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
 
     def __enter__(self) -> RunLock:
         return self.acquire()
@@ -90,6 +118,17 @@ class RunLock:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.release()
+
+
+def check_held(run_dir: Path) -> None:
+    """Raises :class:`RunReplaced` if this process locked ``run_dir`` and its lock file is no longer the one held.
+
+    A directory this process never locked passes (a reader, or a test writing files directly).
+    """
+    lock = _HELD.get(Path(run_dir).absolute())
+    if lock is not None and not lock.intact():
+        raise RunReplaced(f"run directory '{run_dir}' was removed or replaced while this run wrote it (its lock "
+                          "file is not the one this run holds); this run stops without writing there")
 
 
 def holder(run_dir: Path) -> int | None:

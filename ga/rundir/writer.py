@@ -27,6 +27,7 @@ from ga.rundir.layout import (
     BEST, CHECKPOINT, CONFIG, FINAL, GA_BEST, GAME_COLUMNS, GAMES, GENERATIONS, HALL_OF_FAME, LOCK, MEAN, POPULATION,
     REFINE_CSV, REFINE_STATE, RunDirError, weight_columns,
 )
+from ga.rundir.lock import check_held
 from ga.rundir.manifest import write_manifest
 from ga.weights import format_weights
 
@@ -169,16 +170,22 @@ class RunWriter:
         return {name: handle.tell() if (handle := self._appending.get(name)) is not None
                 else (self.run_dir / name).stat().st_size for name in names}
 
+    def _replace(self, name: str, text: str) -> None:
+        """Replaces one of the run's files, whole (see :func:`ga.files.atomic_write`), if the directory is still this run's."""
+        check_held(self.run_dir)
+        atomic_write(self.run_dir / name, text)
+
     def write_checkpoint(self, checkpoint: Checkpoint) -> None:
         """Replaces the checkpoint atomically."""
-        atomic_write(self.run_dir / CHECKPOINT, checkpoint_text(checkpoint))
+        self._replace(CHECKPOINT, checkpoint_text(checkpoint))
 
     def write_config(self, config: Config) -> None:
         """Replaces config.toml: the run directory describes its run (also after an extension)."""
-        atomic_write(self.run_dir / CONFIG, config_to_toml(config))
+        self._replace(CONFIG, config_to_toml(config))
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        """Replaces manifest.json atomically."""
+        """Replaces manifest.json atomically, if the directory is still this run's."""
+        check_held(self.run_dir)
         write_manifest(self.run_dir, manifest)
 
     # --- at the end ------------------------------------------------------------
@@ -192,13 +199,13 @@ class RunWriter:
         """Writes population.csv, best_weights.csv, mean_weights.csv and hall_of_fame.csv."""
         table = np.asarray(population, dtype=np.float64)
         columns = weight_columns(table.shape[1])
-        atomic_write(self.run_dir / POPULATION, csv_text([columns] + [[repr(float(w)) for w in row] for row in table]))
-        atomic_write(self.run_dir / BEST, format_weights(np.asarray(best), "csv"))
-        atomic_write(self.run_dir / MEAN, format_weights(table.mean(axis=0), "csv"))
+        self._replace(POPULATION, csv_text([columns] + [[repr(float(w)) for w in row] for row in table]))
+        self._replace(BEST, format_weights(np.asarray(best), "csv"))
+        self._replace(MEAN, format_weights(table.mean(axis=0), "csv"))
         rows: list[list[Any]] = [["rank", "generation", "fitness"] + columns]
         for rank, entry in enumerate(hall_of_fame, start=1):
             rows.append([rank, entry["generation"], repr(entry["fitness"])] + [repr(float(w)) for w in entry["weights"]])
-        atomic_write(self.run_dir / HALL_OF_FAME, csv_text(rows))
+        self._replace(HALL_OF_FAME, csv_text(rows))
 
 
     def write_final(self, rows: Sequence[dict[str, Any]]) -> None:
@@ -209,21 +216,21 @@ class RunWriter:
         for row in rows:
             lines.append([row[key] if key in ("rank", "source", "index", "born") else repr(row[key]) for key in header]
                          + [repr(float(w)) for w in row["weights"]])
-        atomic_write(self.run_dir / FINAL, csv_text(lines))
+        self._replace(FINAL, csv_text(lines))
 
     # --- the refinement -----------------------------------------------------------
 
     def write_refine_state(self, rows: Sequence[dict[str, Any]], state: dict[str, Any]) -> None:
         """Writes refine.csv, then refine_state.json (which the next refinement generation continues from)."""
         columns = list(rows[0]) if rows else []
-        atomic_write(self.run_dir / REFINE_CSV, csv_text([columns] + [[_format_cell(row[c]) for c in columns]
+        self._replace(REFINE_CSV, csv_text([columns] + [[_format_cell(row[c]) for c in columns]
                                                                      for row in rows]))
-        atomic_write(self.run_dir / REFINE_STATE, json.dumps(state) + "\n")
+        self._replace(REFINE_STATE, json.dumps(state) + "\n")
 
     def write_refined(self, table: Sequence[float], ga_best: str) -> None:
         """Keeps the GA's best table (its best_weights.csv text) in ga_best_weights.csv; the refined table becomes best."""
-        atomic_write(self.run_dir / GA_BEST, ga_best)
-        atomic_write(self.run_dir / BEST, format_weights(np.asarray(table, dtype=np.float64), "csv"))
+        self._replace(GA_BEST, ga_best)
+        self._replace(BEST, format_weights(np.asarray(table, dtype=np.float64), "csv"))
 
 
 def csv_text(rows: Iterable[Sequence[Any]]) -> str:
