@@ -25,7 +25,7 @@ from deap import tools
 from ga.config import Config, result_settings
 from ga.evolution import fitness, tournament
 from ga.evolution.genome import expand, table_length
-from ga.evolution.toolbox import breed, build_toolbox, diversity, individuals, population_statistics
+from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, individuals, population_statistics
 from ga.games import executor
 from ga.games.seeds import Stream, derive_seed
 from ga.rundir.checkpoint import Checkpoint
@@ -140,7 +140,7 @@ class GenerationLoop:
         seed = config.experiment.seed
         total = config.experiment.generations
         genome = config.population.genome
-        hall_of_fame = tools.HallOfFame(config.fitness.hall_of_fame_size, similar=lambda a, b: list(a) == list(b))
+        hall_of_fame = HallOfFame(config.fitness.hall_of_fame_size, similar=lambda a, b: list(a) == list(b))
         logbook = tools.Logbook()
         stats = population_statistics()
         if checkpoint is None:

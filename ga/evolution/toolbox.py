@@ -7,6 +7,7 @@ the run seed and the previous population.
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +19,7 @@ from ga.config import Config
 from ga.evolution import operators
 from ga.evolution.genome import genome_length
 
-__all__ = ["breed", "build_toolbox", "clone", "individuals", "population_statistics"]
+__all__ = ["HallOfFame", "breed", "build_toolbox", "clone", "individuals", "population_statistics"]
 
 if not hasattr(creator, "FitnessMax"):
     creator.create("FitnessMax", base.Fitness, weights=(1.0,))
@@ -37,6 +38,16 @@ def clone(individual: Any) -> Any:
     copy.fitness.wvalues = individual.fitness.wvalues  # a tuple: safe to share
     copy.born = individual.born
     return copy
+
+
+class HallOfFame(tools.HallOfFame):
+    """DEAP's hall of fame, keeping copies made by :func:`clone` rather than ``deepcopy`` (the same genes and fitness)."""
+
+    def insert(self, item: Any) -> None:
+        item = clone(item)
+        i = bisect.bisect_right(self.keys, item.fitness)
+        self.items.insert(len(self) - i, item)
+        self.keys.insert(i, item.fitness)
 
 
 def individuals(genes: Sequence[Sequence[float]], values: Sequence[float | None], born: Sequence[int]) -> list[Any]:
@@ -104,7 +115,8 @@ def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[
     children = []
     for _ in range(config.population.size - sel.elitism):
         first, second = random.sample(range(len(parents)), 2)
-        child, other = toolbox.clone(parents[first]), toolbox.clone(parents[second])
+        # The second offspring is thrown away: a plain copy of its genes is all the crossover needs.
+        child, other = toolbox.clone(parents[first]), list(parents[second])
         if random.random() < cx.probability:
             toolbox.mate(child, other)
         toolbox.mutate(child)
