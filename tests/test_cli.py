@@ -158,6 +158,22 @@ def test_resume_extends_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 # --- bench ----------------------------------------------------------------------------------------
 
 
+def test_bench_times_the_checkout_it_runs_from(tmp_path: Path) -> None:
+    """Its whole-run rows start the tool from the checkout bench itself was loaded from (a copy here), not the
+    installed script, which an editable install points at the checkout it was installed from."""
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "ga", tmp_path / "checkout" / "ga", ignore=shutil.ignore_patterns("__pycache__"))
+    code = ("import subprocess, sys; sys.path.insert(0, sys.argv[1]); from ga.cli.bench import _tool; "
+            "command, env = _tool(); "
+            "print(subprocess.run([*command[:2], 'import ga; print(ga.__file__)'], env=env, capture_output=True, "
+            "text=True, check=True).stdout)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "checkout")], capture_output=True, text=True,
+                          cwd=tmp_path, check=True)
+    assert done.stdout.strip() == str(tmp_path / "checkout" / "ga" / "__init__.py")
+
+
 def test_bench_quick_prints_the_table_with_ratios() -> None:
     result = CliRunner().invoke(cli, ["bench", "--quick", "--repeat", "1"])
     assert result.exit_code == 0, result.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -26,10 +27,21 @@ def _loop_experiment() -> Path | None:
     return None
 
 
-def _tool() -> list[str]:
-    """Returns the command that starts this tool as a user's shell would: the installed script, else the module."""
-    script = Path(sys.executable).with_name("othello-ga")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "ga.cli"]
+#: What the installed ``othello-ga`` script runs.
+_SCRIPT = "import sys; from ga.launch import main; sys.exit(main())"
+
+
+def _tool() -> tuple[list[str], dict[str, str]]:
+    """Returns the command, and its environment, that start this tool as its script does, from this checkout.
+
+    Not the installed script itself: an editable install makes that script
+    import the checkout it was installed from, so a bench run from another
+    checkout (the code before a change, side by side) would time the wrong
+    code's whole run.
+    """
+    root = os.fspath(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    return [sys.executable, "-c", _SCRIPT], {**os.environ, "PYTHONPATH": path}
 
 
 def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Callable[[], None], Callable[[], int],
@@ -43,15 +55,17 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
 
     def run() -> None:  # plots included, as a user runs it
         out = scratch / f"run{next(runs)}"
-        subprocess.run([*_tool(), "evolve", str(config_path), "--generations", str(generations), "--out", str(out),
-                        "--quiet"], check=True, capture_output=True)
+        command, env = _tool()
+        subprocess.run([*command, "evolve", str(config_path), "--generations", str(generations), "--out", str(out),
+                        "--quiet"], check=True, capture_output=True, env=env)
 
     def games() -> int:
         play(batch)
         return len(batch.plan)
 
     def startup() -> None:
-        subprocess.run([*_tool(), "--version"], check=True, capture_output=True)
+        command, env = _tool()
+        subprocess.run([*command, "--version"], check=True, capture_output=True, env=env)
 
     return run, games, startup
 
