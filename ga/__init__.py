@@ -44,7 +44,8 @@ def _pin_blas_core() -> None:
         return
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
-            core = blas_core(cpuinfo.read())
+            # The first processor's flags are enough (a machine with hundreds of cores lists them all).
+            core = blas_core(next((line for line in cpuinfo if line.startswith("flags")), ""))
     except OSError:
         return
     if core is not None:
