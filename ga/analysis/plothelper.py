@@ -23,11 +23,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORK_SHARE", "PlotHelper", "serve"]
+__all__ = ["FORK_SHARE", "PlotHelper", "checkout_environment", "serve"]
 
 #: The figures the helper's fork draws while the helper draws the others
 #: (about half of the drawing time each).
 FORK_SHARE = ("opponent_bars", "best_weights", "mean_weights")
+
+
+def checkout_environment() -> dict[str, str]:
+    """Returns this process's environment with the checkout this package was loaded from first on PYTHONPATH.
+
+    A child Python process given it imports the same code as this one: a
+    source checkout run without installing, or a worktree beside an
+    editable install of another checkout.
+    """
+    root = os.fspath(Path(__file__).resolve().parents[2])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
 
 
 class PlotHelper:
@@ -40,15 +51,11 @@ class PlotHelper:
 
     def __init__(self) -> None:
         self.asked = False
-        # The helper imports this package from where this process found it
-        # (a source checkout run without installing included).
-        root = os.fspath(Path(__file__).resolve().parents[2])
-        path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
         try:
             self.process: subprocess.Popen[str] | None = subprocess.Popen(
                 [sys.executable, "-c", f"from ga.analysis.plothelper import serve; serve({os.getpid()})"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
-                env={**os.environ, "PYTHONPATH": path},
+                env=checkout_environment(),
             )
         except OSError:
             self.process = None

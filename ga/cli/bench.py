@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -39,9 +38,9 @@ def _tool() -> tuple[list[str], dict[str, str]]:
     checkout (the code before a change, side by side) would time the wrong
     code's whole run.
     """
-    root = os.fspath(Path(__file__).resolve().parents[2])
-    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
-    return [sys.executable, "-c", _SCRIPT], {**os.environ, "PYTHONPATH": path}
+    from ga.analysis.plothelper import checkout_environment
+
+    return [sys.executable, "-c", _SCRIPT], checkout_environment()
 
 
 def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Callable[[], None], Callable[[], int],
