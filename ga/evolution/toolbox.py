@@ -41,7 +41,7 @@ def clone(individual: Any) -> Any:
 
 
 class HallOfFame(tools.HallOfFame):
-    """DEAP's hall of fame, keeping copies made by :func:`clone` rather than ``deepcopy`` (the same genes and fitness)."""
+    """DEAP's hall of fame, keeping :func:`clone`'s copies rather than ``deepcopy``'s (the same genes and fitness)."""
 
     def insert(self, item: Any) -> None:
         item = clone(item)

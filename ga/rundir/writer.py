@@ -171,7 +171,7 @@ class RunWriter:
                 else (self.run_dir / name).stat().st_size for name in names}
 
     def _replace(self, name: str, text: str) -> None:
-        """Replaces one of the run's files, whole (see :func:`ga.files.atomic_write`), if the directory is still this run's."""
+        """Replaces one of the run's files whole (:func:`ga.files.atomic_write`) if the directory is still ours."""
         check_held(self.run_dir)
         atomic_write(self.run_dir / name, text)
 
