@@ -252,9 +252,18 @@ def evaluate_generation(
     return Generation(record, games, int(diffs.size))
 
 
+def games_by_key(config: Config) -> dict[str, int]:
+    """Returns how many of a generation's games each config key asks for (an upper bound with elites)."""
+    fit, size = config.fitness, config.population.size
+    opponents = len(fit.opponents) if fit.draw == "all" else 1
+    return {
+        "fitness.games_per_opponent": size * opponents * fit.games_per_opponent,
+        "fitness.coevolution": size * fit.coevolution,
+        "fitness.hall_of_fame_games": size * fit.hall_of_fame_games,
+        "fitness.random_table_games": size * fit.random_table_games,
+    }
+
+
 def games_per_generation(config: Config) -> int:
     """Returns how many games a generation plays (an upper bound with elites)."""
-    fit = config.fitness
-    opponents = len(fit.opponents) if fit.draw == "all" else 1
-    return config.population.size * (opponents * fit.games_per_opponent + fit.coevolution + fit.hall_of_fame_games
-                                       + fit.random_table_games)
+    return sum(games_by_key(config).values())

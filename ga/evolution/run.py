@@ -22,7 +22,7 @@ from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRe
 from ga.games import executor
 from ga.rundir.checkpoint import Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
-from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, RunDirError, check_no_links, check_run_dir, generation_columns, restart_dir
+from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RunDirError, check_no_links, check_run_dir, generation_columns, restart_dir
 from ga.rundir.manifest import new_manifest, now_iso, read_manifest
 from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
@@ -206,8 +206,8 @@ def _refine_generation_games(refined: RefineConfig) -> int:
 #: Memory a planned game holds while its generation is played: its plan, its result and its games.csv row
 #: (a generation of 3.2 million games peaked at 224 bytes a game, measured with /usr/bin/time).
 BYTES_PER_GAME = 256
-#: The most games a run may plan: a run directory counts games up to 10^15 (about 60 years at 500,000 games/s).
-MAX_RUN_GAMES = 10**15
+#: The most games a run may plan: as many as its run directory can count.
+MAX_RUN_GAMES = MAX_COUNT
 
 
 def memory_limit() -> int:
@@ -224,16 +224,10 @@ def check_plan(config: Config, memory: int) -> None:
     played at once, so each must fit in memory; the whole run's games must
     stay countable. Checked before anything is written.
     """
-    fit, size = config.fitness, config.population.size
-    opponents = len(fit.opponents) if fit.draw == "all" else 1
-    shares = {  # the games a generation plays because of each key
-        "fitness.games_per_opponent": size * opponents * fit.games_per_opponent,
-        "fitness.coevolution": size * fit.coevolution,
-        "fitness.hall_of_fame_games": size * fit.hall_of_fame_games,
-        "fitness.random_table_games": size * fit.random_table_games,
-    }
+    size = config.population.size
+    shares = fitness.games_by_key(config)
     refine_games = _refine_generation_games(config.refine) if config.refine.generations else 0
-    generation = fitness.games_per_generation(config)  # the shares' sum
+    generation = sum(shares.values())
     largest = max(shares, key=shares.__getitem__)
     population_bytes = 4 * size * genome_length(config.population.genome) * 8  # the tables, their copies in breeding
     if population_bytes > memory // 2:

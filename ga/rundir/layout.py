@@ -14,7 +14,7 @@ from engine import SQUARE_NAMES
 
 __all__ = [
     "BEST", "CHECKPOINT", "CONFIG", "FINAL", "GAMES", "GAME_COLUMNS", "GA_BEST", "GENERATIONS", "HALL_OF_FAME",
-    "LOCK", "MANIFEST", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE", "RESTARTS", "RUN_FILES",
+    "LOCK", "MANIFEST", "MAX_COUNT", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE", "RESTARTS", "RUN_FILES",
     "WRITTEN", "RunDirError", "check_no_links", "check_run_dir", "generation_columns", "restart_dir", "weight_columns",
 ]
 
@@ -34,6 +34,9 @@ RESTARTS = "restarts"  # with [refine] restarts: run directories restarts/1, res
 CHECKPOINT = "checkpoint.json"
 PLOTS = "plots"
 LOCK = ".lock"  # held by the process writing the run (ga.rundir.lock)
+#: The largest count (generations, games) a run directory records: far above any run (about 60 years at
+#: 500,000 games/s), far below where a float64 sum of counts stops being exact.
+MAX_COUNT = 10**15
 
 GAME_COLUMNS = ["generation", "individual", "opponent", "colour", "seed", "disc_diff"]
 

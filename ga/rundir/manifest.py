@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ga.files import atomic_write
-from ga.rundir.layout import MANIFEST, RunDirError
+from ga.rundir.layout import MANIFEST, MAX_COUNT, RunDirError
 
 __all__ = ["FIELDS", "STATUSES", "command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
 
@@ -87,7 +87,7 @@ def read_manifest(run_dir: Path, *, missing_ok: bool = False) -> dict[str, Any]:
 
 #: The states a run can be in, as its manifest says.
 STATUSES = ("running", "interrupted", "refining", "finished", "failed")
-_COUNT = (0, 10**15)  # generations, games: far above any run, far below where sums lose integers
+_COUNT = (0, MAX_COUNT)  # generations, games
 _SECONDS = (0.0, 1e9)
 #: What each field of a manifest may hold (a kind and, for numbers, the range).
 FIELDS: dict[str, tuple[Any, ...]] = {

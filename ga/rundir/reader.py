@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ga.config import Config, load_config
-from ga.rundir.layout import CONFIG, GAMES, GENERATIONS, REFINE_CSV, REFINE_STATE, RunDirError, check_run_dir
+from ga.rundir.layout import (
+    CONFIG, GAMES, GENERATIONS, MAX_COUNT, REFINE_CSV, REFINE_STATE, RunDirError, check_run_dir,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,20 +35,19 @@ def read_config(run_dir: Path) -> Config:
 
 #: What each column of a run's CSV files may hold: (column or prefix*, kind, low, high).
 #: "int" and "number" must be present; "rate" is a number or empty (no games of that kind).
-_COUNT = 10**15
 COLUMNS: dict[str, tuple[tuple[str, str, float, float], ...]] = {
     GENERATIONS: (
-        ("generation", "int", 0, _COUNT), ("games", "int", 0, _COUNT), ("wins", "int", 0, _COUNT),
-        ("draws", "int", 0, _COUNT), ("losses", "int", 0, _COUNT), ("win_rate", "rate", 0, 1),
+        ("generation", "int", 0, MAX_COUNT), ("games", "int", 0, MAX_COUNT), ("wins", "int", 0, MAX_COUNT),
+        ("draws", "int", 0, MAX_COUNT), ("losses", "int", 0, MAX_COUNT), ("win_rate", "rate", 0, 1),
         ("win_rate_vs_*", "rate", 0, 1), ("fitness_std", "rate", 0, 128), ("fitness_*", "rate", -64, 64),
         ("best_fitness", "rate", -64, 64), ("diversity", "rate", 0, 1e6), ("*_s", "rate", 0, 1e9),
     ),
     GAMES: (
-        ("generation", "int", 0, _COUNT), ("individual", "int", 0, _COUNT), ("colour", "colour", 0, 0),
+        ("generation", "int", 0, MAX_COUNT), ("individual", "int", 0, MAX_COUNT), ("colour", "colour", 0, 0),
         ("seed", "int", 0, 2**64 - 1), ("disc_diff", "int", -64, 64),
     ),
     REFINE_CSV: (
-        ("generation", "int", 0, _COUNT), ("games", "int", 0, _COUNT), ("score_*", "rate", 0, 1),
+        ("generation", "int", 0, MAX_COUNT), ("games", "int", 0, MAX_COUNT), ("score_*", "rate", 0, 1),
         ("best_*", "rate", 0, 1), ("sigma", "number", 0, 1e6), ("*_s", "rate", 0, 1e9),
         ("centroid_*", "number", -1e6, 1e6),
     ),
@@ -187,11 +188,8 @@ def _experiment_text(run_dir: str | os.PathLike[str], key: str) -> str:
 def writes_games(run_dir: Path) -> bool:
     """Returns whether a run writes games.csv (its config may have turned it off)."""
     # A run made with [output] games_csv = false has no games.csv by design: no warning then.
-    try:
-        config = tomllib.loads((Path(run_dir) / CONFIG).read_text(encoding="utf-8"))
-        return bool(config.get("output", {}).get("games_csv", True))
-    except (OSError, ValueError, AttributeError):
-        return True
+    output = run_settings(run_dir).get("output", {})
+    return bool(output.get("games_csv", True)) if isinstance(output, dict) else True
 
 
 def read_refine_state(run_dir: Path) -> dict[str, Any] | None:

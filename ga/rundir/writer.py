@@ -223,8 +223,7 @@ class RunWriter:
     def write_refine_state(self, rows: Sequence[dict[str, Any]], state: dict[str, Any]) -> None:
         """Writes refine.csv, then refine_state.json (which the next refinement generation continues from)."""
         columns = list(rows[0]) if rows else []
-        self._replace(REFINE_CSV, csv_text([columns] + [[_format_cell(row[c]) for c in columns]
-                                                                     for row in rows]))
+        self._replace(REFINE_CSV, csv_text([columns] + [[_format_cell(row[c]) for c in columns] for row in rows]))
         self._replace(REFINE_STATE, json.dumps(state) + "\n")
 
     def write_refined(self, table: Sequence[float], ga_best: str) -> None:
