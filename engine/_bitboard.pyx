@@ -53,6 +53,11 @@ def _portable_moves(player, opponent):
     return portable_moves(_mask(player, "player"), _mask(opponent, "opponent"))
 
 
+def _mixed_pair_on_rank(player, opponent):
+    """Returns the search's quick proof that the game goes on (for tests): see ``mixed_pair_on_rank``."""
+    return mixed_pair_on_rank(_mask(player, "player"), _mask(opponent, "opponent"))
+
+
 def all_flipped(player, opponent):
     """Returns, per direction (+1, -1, +8, -8, +7, -7, +9, -9), the discs some legal move of ``player`` flips."""
     cdef uint64_t flipped[8]

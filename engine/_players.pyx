@@ -17,6 +17,7 @@ from libc.stdlib cimport calloc, free, malloc
 
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
+    mixed_pair_on_rank,
 )
 
 DEF PASS = 64
@@ -211,7 +212,8 @@ cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double
 
 cdef inline double leaf_value(const PlayerC* pc, uint64_t P, uint64_t O) noexcept nogil:
     """Returns the value of (P, O) for the side to move at depth 0: the game's result if it is over, else the table."""
-    if get_moves(P, O) == 0 and get_moves(O, P) == 0:
+    # Most leaves show a move for someone in a few shifts; only the rest pay for full move generation.
+    if not mixed_pair_on_rank(P, O) and get_moves(P, O) == 0 and get_moves(O, P) == 0:
         return (bit_count(P) - bit_count(O)) * WIN_SCALE
     return evaluate(pc, P, O)
 

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 import reference as ref
 from engine import Board
-from engine._bitboard import _portable_all_flipped, _portable_flips, _portable_moves, all_flipped, popcount
+from engine._bitboard import (
+    _mixed_pair_on_rank, _portable_all_flipped, _portable_flips, _portable_moves, all_flipped, popcount,
+)
 from engine._bitboard import flips as get_flips, moves as get_moves
 
 GAME_SEEDS = range(170)
@@ -51,6 +53,10 @@ def check_core(player: int, opponent: int) -> None:
         union |= mask
     assert union == ref.mask_of([d for f in expected.values() for d in ref.squares_of(f)])
     assert sum(popcount(mask) for mask in per_direction) == sum(popcount(f) for f in expected.values())
+    # The search's quick proof that the game goes on: exactly the mixed pairs on a rank, and never wrong.
+    proof = _mixed_pair_on_rank(player, opponent)
+    assert proof == mixed_pair_on_rank(player, opponent), f"mixed pair on a rank of {player:#x}, {opponent:#x}"
+    assert not proof or moves or ref.moves_of(opponent, player), f"{player:#x}, {opponent:#x} has no move"
     for square in ref.squares_of(~(player | opponent) & FULL):
         flipped = get_flips(square, player, opponent)
         assert _portable_flips(square, player, opponent) == flipped, f"portable flips of {square}, {player:#x}, {opponent:#x}"
@@ -58,6 +64,39 @@ def check_core(player: int, opponent: int) -> None:
             f"get_flips({ref.square_name(square)}) of player={player:#018x} "
             f"opponent={opponent:#018x}: {flipped:#x} != {expected.get(square, 0):#x}"
         )
+
+
+def mixed_pair_on_rank(player: int, opponent: int) -> bool:
+    """Whether an empty square has, beside it on its rank, a disc and then a disc of the other colour."""
+    def colour(file_index: int, rank_index: int) -> str:
+        bit = 1 << ref.square_at(file_index, rank_index)
+        return "X" if player & bit else "O" if opponent & bit else "-"
+
+    for rank_index in range(8):
+        line = "".join(colour(file_index, rank_index) for file_index in range(8))
+        for pattern in ("-XO", "-OX", "XO-", "OX-"):
+            if pattern in line:
+                return True
+    return False
+
+
+def test_mixed_pair_on_rank_hand_built() -> None:
+    def masks(*rows: str) -> tuple[int, int]:
+        text = "".join(rows).ljust(64, "-")
+        return (ref.mask_of([s for s, c in enumerate(text) if c == "X"]),
+                ref.mask_of([s for s, c in enumerate(text) if c == "O"]))
+
+    assert _mixed_pair_on_rank(*masks("-XO-----"))  # O moves on a1, flipping b1
+    assert _mixed_pair_on_rank(*masks("-----XO-"))  # X moves on h1, flipping g1
+    assert _mixed_pair_on_rank(*masks("------OX"))  # X moves on f1, flipping g1
+    # Moves that exist, but not beside a mixed pair on a rank: the proof says nothing.
+    assert not _mixed_pair_on_rank(*masks("-----OOX"))  # X moves on e1 along a run of two
+    assert get_moves(*masks("-----OOX")) == 1 << 4
+    assert not _mixed_pair_on_rank(*masks("-X------", "-O------"))  # X moves on b3: a file, not a rank
+    # Discs of one colour are no pair, nor are h1 and a2, which a shift by one joins across the edge.
+    assert not _mixed_pair_on_rank(*masks("-XX-----"))
+    assert not _mixed_pair_on_rank(*masks("-------X", "O-------"))
+    assert not _mixed_pair_on_rank(0, 0) and not _mixed_pair_on_rank(FULL, 0)
 
 
 def test_enough_game_positions() -> None:
