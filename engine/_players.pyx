@@ -14,6 +14,7 @@ from engine.kinds import ALIASES, KINDS as _KIND_TABLE, canonical
 from libc.math cimport INFINITY, fabs, nextafter
 from libc.stdint cimport uint64_t, int32_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
 
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
@@ -219,8 +220,29 @@ cdef inline double leaf_value(const PlayerC* pc, uint64_t P, uint64_t O) noexcep
 
 
 cdef inline double above(double value) noexcept nogil:
-    """Returns the smallest double above ``value``: the other edge of a null window."""
-    return nextafter(value, INFINITY)
+    """Returns the smallest double above ``value``: the other edge of a null window.
+
+    ``nextafter(value, INFINITY)`` without a call into libm, which every null
+    window of the search paid: the next double is the next bit pattern
+    (the one before, below zero).
+    """
+    cdef uint64_t bits
+    if value == 0.0:
+        return 5e-324  # the smallest subnormal, above both zeros
+    if value != value or value == INFINITY:
+        return value
+    memcpy(&bits, &value, sizeof(double))
+    if value > 0.0:
+        bits += 1
+    else:
+        bits -= 1
+    memcpy(&value, &bits, sizeof(double))
+    return value
+
+
+def _above(double value):
+    """Returns :func:`above` (for tests)."""
+    return above(value)
 
 
 cdef struct Search:

@@ -7,11 +7,16 @@ move by move; root values are compared bit for bit.
 """
 from __future__ import annotations
 
+import math
+import struct
+
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from engine import TABLES, Board, Player, parse_spec, record_game
-from engine._players import play_plan, search_match
+from engine._players import _above, play_plan, search_match
 from engine.kinds import KINDS, SPEC_KINDS
 
 from reference import Position, alphabeta_scores
@@ -197,3 +202,23 @@ def test_the_table_of_kinds_and_the_engines_enum_agree() -> None:
     assert set(ENUM_CODES) == engine_kinds
     for name in engine_kinds:
         assert KINDS[name].code == ENUM_CODES[name] == ENGINE_KINDS[name], name
+
+
+def _bits(value: float) -> bytes:
+    return struct.pack("<d", value)
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True))
+@example(0.0)
+@example(-0.0)
+@example(-5e-324)
+@example(5e-324)
+@example(-math.inf)
+@example(math.inf)
+@example(1.7976931348623157e308)
+@example(-2.2250738585072014e-308)
+def test_null_window_edge_is_nextafter(value: float) -> None:
+    # The search's null windows [alpha, above(alpha)] must be libm's, bit for bit, or a value could fall between.
+    expected = math.nextafter(value, math.inf)
+    got = _above(value)
+    assert (math.isnan(got) and math.isnan(expected)) or _bits(got) == _bits(expected), (value, got, expected)
