@@ -278,7 +278,7 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     cdef double value, best = -INFINITY, alpha0 = alpha
     cdef int i, square, table, killer, hint = -1, best_square = -1
     cdef bint first = True
-    cdef uint64_t tP, tO
+    cdef uint64_t tP, tO, rest, places = 0
     cdef Entry* entry = NULL
     s.nodes[0] += 1
     moves = get_moves(P, O)
@@ -340,8 +340,16 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             i = 0
             square = killer
         else:
-            square = pc.order[table][i]
-            i += 1
+            if i == 0:
+                # The moves left, as a mask of their places in the order: taken lowest place first, it
+                # walks them in the order's sequence without stepping over the squares that are no move.
+                i = 1
+                rest = moves
+                while rest:
+                    places |= (<uint64_t>1) << pc.place[table][first_bit(rest)]
+                    rest &= rest - 1
+            square = pc.order[table][first_bit(places)]
+            places &= places - 1
         if square < 0 or not (moves >> square & 1):
             continue
         bit = (<uint64_t>1) << square
@@ -573,6 +581,8 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
                 pc.order[t][j] = pc.order[t][j - 1]
                 j -= 1
             pc.order[t][j] = square
+        for j in range(64):
+            pc.place[t][pc.order[t][j]] = j
         for rank in range(8):
             # Each byte's sum is a smaller byte's sum plus its lowest disc.
             pc.rank_sums[t][rank][0] = 0.0
