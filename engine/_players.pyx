@@ -302,9 +302,15 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             if best >= beta:
                 return best
             moves ^= bit
-        while moves:
-            bit = moves & (<uint64_t>0 - moves)
-            square = first_bit(bit)
+        table = 1 if pc.n_tables == 2 and bit_count(P | O) + 1 - 4 >= pc.phase_move else 0
+        rest = moves
+        while rest:
+            places |= (<uint64_t>1) << pc.place[table][first_bit(rest)]
+            rest &= rest - 1
+        while places:
+            square = pc.order[table][first_bit(places)]
+            places &= places - 1
+            bit = (<uint64_t>1) << square
             flips = get_flips(square, P, O)
             s.nodes[0] += 1
             value = -leaf_value(pc, O ^ flips, P ^ flips ^ bit)
@@ -313,7 +319,6 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
                 if value >= beta:
                     s.killers[1] = square
                     return value
-            moves ^= bit
         return best
     if s.table != NULL:
         entry = slot(s, P, O)
