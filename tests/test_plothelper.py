@@ -135,6 +135,19 @@ def test_evolve_and_resume_draw_every_figure_through_the_helper(tmp_path: Path) 
     assert redrawn["win_rate"] != drawn["win_rate"]  # a third generation on the curve
 
 
+def test_the_helper_s_warnings_are_printed_by_the_run_one_line_each(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Without games.csv the opponent bars are skipped with a warning, given in the helper's fork.
+    config = tmp_path / "no-games.toml"
+    config.write_text(QUICK.read_text() + "\n[output]\ngames_csv = false\n")
+    assert main(["evolve", str(config), "--out", str(tmp_path / "run"), "--quiet", "--generations", "2"]) == 0
+    err = capfd.readouterr().err
+    assert err.splitlines() == [
+        "othello-ga: warning: skipping opponent_bars: it counts every game, and this run's config turned "
+        "games.csv off (output.games_csv = false); win_rate_by_opponent shows the same opponents"]
+    assert not (tmp_path / "run" / "plots" / "opponent_bars.png").exists()
+
+
 def test_a_run_that_fails_leaves_no_helper_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "file").write_text("mine")

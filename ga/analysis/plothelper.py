@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +68,12 @@ class PlotHelper:
         self.close()
 
     def draw(self, run_dir: Path) -> list[Path]:
-        """Draws the figures of ``run_dir`` and returns their paths."""
+        """Draws the figures of ``run_dir`` and returns their paths; the helper's warnings are warned here."""
         self.asked = True
         reply = _reply(self.process) if _ask(self.process, {"run_dir": os.fspath(run_dir)}) else None
         if reply is not None and "written" in reply:
+            for message in reply.get("warnings", []):
+                warnings.warn(str(message), UserWarning, stacklevel=2)
             return [Path(path) for path in reply["written"]]
         # The helper could not draw: this process does, raising what plot_run raises.
         from ga.analysis.plots import plot_run  # not before: importing matplotlib here is what the helper saves
@@ -124,8 +127,8 @@ def serve(parent: int | None = None) -> None:
     ``parent`` is the run's process id: the helper ends as soon as it has ended (default: this process's parent).
 
     The request is one JSON line ``{"run_dir": ...}``; the reply one JSON line
-    ``{"written": [paths]}`` or ``{"error": message}``. At end of file (the run
-    stopped or died) it exits without drawing.
+    ``{"written": [paths], "warnings": [messages]}`` or ``{"error": message}``.
+    At end of file (the run stopped or died) it exits without drawing.
     """
     _end_with(os.getppid() if parent is None else parent)  # the run's id, in case it died before this started
     import ga.analysis.plots  # noqa: F401  (the point of starting early)
@@ -134,8 +137,8 @@ def serve(parent: int | None = None) -> None:
     if not line:
         return
     try:
-        paths = _draw(json.loads(line)["run_dir"])
-        reply: dict[str, Any] = {"written": [os.fspath(path) for path in paths]}
+        paths, said = _draw(json.loads(line)["run_dir"])
+        reply: dict[str, Any] = {"written": [os.fspath(path) for path in paths], "warnings": said}
     except Exception as error:  # reported to the run, which then draws the figures itself
         reply = {"error": f"{type(error).__name__}: {error}"}
     try:
@@ -164,17 +167,27 @@ def _end_with(parent: int) -> None:
     threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
-def _draw(run_dir: str) -> list[Path]:
-    """Draws the figures of ``run_dir``: half in a fork of this process, which shares its imports.
+def _plot_noting_warnings(run_dir: str, figures: Any = None) -> tuple[list[Path], list[str]]:
+    """Returns :func:`ga.analysis.plots.plot_run`'s paths and the user warnings it gave, for the run to print."""
+    from ga.analysis.plots import plot_run
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        written = plot_run(run_dir) if figures is None else plot_run(run_dir, figures=figures)
+    return written, [str(warning.message) for warning in caught if issubclass(warning.category, UserWarning)]
+
+
+def _draw(run_dir: str) -> tuple[list[Path], list[str]]:
+    """Draws the figures of ``run_dir``, half in a fork of this process, which shares its imports; also the warnings.
 
     Two helpers importing matplotlib each slowed the run more than their
     drawing in parallel saved; one import and a fork at the end gets both.
     Without ``fork`` (not POSIX) this process draws them all.
     """
-    from ga.analysis.plots import FIGURE_ORDER, REFINE_FIGURE, RUN_FIGURES, plot_run
+    from ga.analysis.plots import FIGURE_ORDER, REFINE_FIGURE, RUN_FIGURES
 
     if not hasattr(os, "fork"):
-        return plot_run(run_dir)
+        return _plot_noting_warnings(run_dir)
     read_end, write_end = os.pipe()
     helper = os.getpid()
     child = os.fork()
@@ -182,7 +195,8 @@ def _draw(run_dir: str) -> list[Path]:
         _end_with(helper)  # threads do not survive a fork: a watcher of its own, of the helper
         os.close(read_end)
         try:
-            message = {"written": [os.fspath(path) for path in plot_run(run_dir, figures=FORK_SHARE)]}
+            paths, said = _plot_noting_warnings(run_dir, FORK_SHARE)
+            message = {"written": [os.fspath(path) for path in paths], "warnings": said}
         except Exception as error:
             message = {"error": f"{type(error).__name__}: {error}"}
         try:
@@ -196,7 +210,7 @@ def _draw(run_dir: str) -> list[Path]:
         mine = [name for name in RUN_FIGURES if name not in FORK_SHARE]
         if (Path(run_dir) / "refine.csv").is_file():  # a refined run
             mine.append(REFINE_FIGURE)
-        written = plot_run(run_dir, figures=mine)
+        written, said = _plot_noting_warnings(run_dir, mine)
     finally:
         with os.fdopen(read_end, "rb") as pipe:
             data = pipe.read()
@@ -205,4 +219,4 @@ def _draw(run_dir: str) -> list[Path]:
     if "written" not in theirs:
         raise RuntimeError(theirs["error"])
     written += [Path(path) for path in theirs["written"]]
-    return sorted(written, key=lambda path: FIGURE_ORDER.index(path.stem))
+    return sorted(written, key=lambda path: FIGURE_ORDER.index(path.stem)), said + theirs.get("warnings", [])

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ga.cli.errors import EXIT_INTERRUPTED, Command
+from ga.cli.outputs import emit_warnings
 from ga.cli.progress import Progress
 from ga.games.executor import WorkersLost
 from ga.rundir.layout import CHECKPOINT, PLOTS
@@ -28,7 +30,10 @@ def _plot_helper(plots: bool) -> Any:
 def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
     drawn = []
     if plot_helper is not None and result.finished:
-        drawn = plot_helper.draw(result.run_dir)
+        with warnings.catch_warnings(record=True) as caught:  # one line each, as every command prints them
+            warnings.simplefilter("always")
+            drawn = plot_helper.draw(result.run_dir)
+        emit_warnings(caught)
     summary = progress.finish()
     if result.finished:
         plots = f"; figures in {result.run_dir / PLOTS}" if drawn else ""
