@@ -111,8 +111,6 @@ def test_every_experiment_file_is_a_valid_config() -> None:
 
 def test_deep_toml_trains_a_searching_player_at_depths_1_to_4_without_held_out_opponents() -> None:
     config = load_config(ROOT / "experiments" / "deep.toml")
-    assert config.fitness.player.startswith("alphabeta") and config.fitness.depths == (1, 2, 3, 4)
+    assert config.fitness.player.startswith("alphabeta") and config.fitness.depths == (1, 1, 1, 2, 3, 4)
     assert config.experiment.held_out_claim
-    from ga.evolution.refine import refine_depths
-
-    assert refine_depths(config) == (1, 2, 3, 4)  # the refinement plays the run's own player
+    assert config.refine.generations == 0  # refining at depth traded the 1-ply play away (docs/experiments.md)
