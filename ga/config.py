@@ -271,6 +271,7 @@ class RefineConfig:
     weight_opponents: float = _setting(1.0, _between(0, _PANEL_WEIGHT))
     weight_restarts: float = _setting(1.0, _between(0, _PANEL_WEIGHT))
     weight_random_tables: float = _setting(2.0, _between(0, _PANEL_WEIGHT))  # random U(-1, 1) tables at eps 0
+    depths: tuple[int, ...] = _setting(())  # a searching run's refinement depths; empty: the run's own
 
 
 @attrs.frozen
@@ -723,6 +724,15 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
                 "config key 'refine.restarts' must be at least 1 when refine.weight_restarts is above 0; "
                 "set restarts or weight_restarts = 0"
             )
+    if refine.depths and parse_spec(config.fitness.player).kind != "alphabeta":
+        raise ConfigError(
+            f"config key 'refine.depths' sets the depths a searching player is refined at, but fitness.player "
+            f"is {config.fitness.player!r}; use an alphabeta player or remove refine.depths"
+        )
+    cap = KINDS["alphabeta"].max_depth
+    for index, depth in enumerate(refine.depths):
+        if not 1 <= depth <= cap:
+            raise ConfigError(f"config key 'refine.depths[{index}]' must be between 1 and {cap}, got {depth}")
     specs = tuple(_check_opponent(f"refine.opponents[{index}]", spec, config.experiment.held_out_claim, base_dir)
                   for index, spec in enumerate(refine.opponents))
     return replace(refine, opponents=specs)

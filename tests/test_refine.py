@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 from pathlib import Path
 from typing import Any
@@ -326,6 +327,32 @@ def test_a_searching_run_refines_at_its_depths_against_opponents_at_the_same_dep
                        (np.arange(len(t[3])) % 2).astype(np.uint8))
             for t in tasks if t[0] == group])
         assert scores[0, column] == MatchSummary.from_disc_diffs(group, diffs.tolist()).score
+
+
+@pytest.mark.shows("refine.depths")
+def test_a_searching_run_refines_at_the_depths_refine_depths_names() -> None:
+    data = tiny(games=40, eps=0.1, depths=[1])
+    data["fitness"] = {"player": "alphabeta:1", "depths": [1, 3], "opponents": ["alphabeta:2@classic,eps=0.1"]}
+    data["refine"]["opponents"] = ["alphabeta:2@classic,eps=0.1"]
+    config = config_from_dict(data)
+    assert refine.refine_depths(config) == (1,)
+    panel = refine.Panel.build(config.refine, [np.linspace(-1, 1, 64)], refine.refine_depths(config))
+    tasks = refine.generation_tasks(config.refine, panel, 3, 0)
+    assert {(t[4], t[2].depth) for t in tasks} == {(1, 1)}  # every game at depth 1, the opponents too
+    data["refine"]["depths"] = []
+    assert refine.refine_depths(config_from_dict(data)) == (1, 3)  # empty: the run's own
+
+
+@pytest.mark.parametrize(("player", "depths", "message"), [
+    ("nhand_custom:1", [1], "'refine.depths' sets the depths a searching player is refined at"),
+    ("alphabeta:1", [0], "'refine.depths[0]' must be between 1 and 12, got 0"),
+    ("alphabeta:1", [2, 13], "'refine.depths[1]' must be between 1 and 12, got 13"),
+])
+def test_refine_depths_are_checked(player: str, depths: list[int], message: str) -> None:
+    data = tiny(depths=depths)
+    data["fitness"] = {"player": player, "opponents": ["nhand:1"]}
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        config_from_dict(data)
 
 
 def test_a_one_ply_run_refines_at_one_ply() -> None:

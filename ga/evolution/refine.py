@@ -110,11 +110,14 @@ def _table_player(table: npt.ArrayLike, depth: int, eps: float) -> Player:
 
 
 def refine_depths(config: Config) -> tuple[int, ...]:
-    """Returns the depths the refinement plays at: the run's, when its player searches; none (1 ply) otherwise."""
+    """Returns the depths the refinement plays at when the run's player searches: refine.depths, else the run's.
+
+    None (1 ply) when it does not search.
+    """
     spec = parse_spec(config.fitness.player)
     if spec.kind != "alphabeta":
         return ()
-    return tuple(config.fitness.depths) or (spec.depth,)
+    return tuple(config.refine.depths) or tuple(config.fitness.depths) or (spec.depth,)
 
 
 def _games_each(games: int, players: int) -> int:
