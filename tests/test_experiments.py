@@ -113,4 +113,6 @@ def test_deep_toml_trains_a_searching_player_at_depths_1_to_4_without_held_out_o
     config = load_config(ROOT / "experiments" / "deep.toml")
     assert config.fitness.player.startswith("alphabeta") and config.fitness.depths == (1, 1, 1, 2, 3, 4)
     assert config.experiment.held_out_claim
-    assert config.refine.generations == 0  # refining at depth traded the 1-ply play away (docs/experiments.md)
+    from ga.evolution.refine import refine_depths
+
+    assert refine_depths(config) == (1,)  # refined at 1 ply: at the run's depths it traded the 1-ply play away
