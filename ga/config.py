@@ -636,15 +636,8 @@ def _check_fitness(fitness: FitnessConfig, held_out_claim: bool, base_dir: Path 
             f"config key 'fitness.player' must not set options (,{options}); "
             f"set fitness.eps and population.phase_move instead"
         )
-    if fitness.depths and player.kind != "alphabeta":
-        raise ConfigError(
-            f"config key 'fitness.depths' spreads the games of a searching player over depths, but fitness.player "
-            f"is {fitness.player!r}; use an alphabeta player (e.g. player = \"alphabeta:2\") or remove depths"
-        )
-    cap = KINDS["alphabeta"].max_depth
-    for index, depth in enumerate(fitness.depths):
-        if not 1 <= depth <= cap:
-            raise ConfigError(f"config key 'fitness.depths[{index}]' must be between 1 and {cap}, got {depth}")
+    _check_depths("fitness.depths", fitness.depths, fitness.player,
+                  "spreads the games of a searching player over depths", "(e.g. player = \"alphabeta:2\") or remove depths")
     opponents = [
         replace(opponent, spec=_check_opponent(f"fitness.opponents[{index}].spec", opponent.spec, held_out_claim,
                                                base_dir))
@@ -702,6 +695,18 @@ def _held_out_twin(parsed: Any) -> tuple[str, str] | None:
     return None
 
 
+def _check_depths(key: str, depths: Sequence[int], player: str, what: str, fix: str) -> None:
+    """Raises unless ``depths`` (config key ``key``) are search depths, and ``player`` (fitness.player) searches."""
+    if depths and parse_spec(player).kind != "alphabeta":
+        raise ConfigError(
+            f"config key '{key}' {what}, but fitness.player is {player!r}; use an alphabeta player {fix}"
+        )
+    cap = KINDS["alphabeta"].max_depth
+    for index, depth in enumerate(depths):
+        if not 1 <= depth <= cap:
+            raise ConfigError(f"config key '{key}[{index}]' must be between 1 and {cap}, got {depth}")
+
+
 def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
     refine = config.refine
     if refine.generations:
@@ -724,15 +729,8 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
                 "config key 'refine.restarts' must be at least 1 when refine.weight_restarts is above 0; "
                 "set restarts or weight_restarts = 0"
             )
-    if refine.depths and parse_spec(config.fitness.player).kind != "alphabeta":
-        raise ConfigError(
-            f"config key 'refine.depths' sets the depths a searching player is refined at, but fitness.player "
-            f"is {config.fitness.player!r}; use an alphabeta player or remove refine.depths"
-        )
-    cap = KINDS["alphabeta"].max_depth
-    for index, depth in enumerate(refine.depths):
-        if not 1 <= depth <= cap:
-            raise ConfigError(f"config key 'refine.depths[{index}]' must be between 1 and {cap}, got {depth}")
+    _check_depths("refine.depths", refine.depths, config.fitness.player,
+                  "sets the depths a searching player is refined at", "or remove refine.depths")
     specs = tuple(_check_opponent(f"refine.opponents[{index}]", spec, config.experiment.held_out_claim, base_dir)
                   for index, spec in enumerate(refine.opponents))
     return replace(refine, opponents=specs)
