@@ -245,6 +245,24 @@ def _above(double value):
     return above(value)
 
 
+cdef inline int children_table(const PlayerC* pc, uint64_t discs) noexcept nogil:
+    """Returns the table that scores the children of a position with these discs (one disc more)."""
+    return 1 if pc.n_tables == 2 and bit_count(discs) + 1 - 4 >= pc.phase_move else 0
+
+
+cdef inline uint64_t places_of(const PlayerC* pc, int table, uint64_t moves) noexcept nogil:
+    """Returns ``moves`` as a mask of their places in the weight order of ``table``.
+
+    Taken lowest bit first, it walks the moves in the order's sequence without
+    stepping over the squares that are no move.
+    """
+    cdef uint64_t places = 0
+    while moves:
+        places |= (<uint64_t>1) << pc.place[table][first_bit(moves)]
+        moves &= moves - 1
+    return places
+
+
 cdef struct Search:
     const PlayerC* pc
     Entry* table        # a transposition table, NULL for none
@@ -278,7 +296,7 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     cdef double value, best = -INFINITY, alpha0 = alpha
     cdef int i, square, table, killer, hint = -1, best_square = -1
     cdef bint first = True
-    cdef uint64_t tP, tO, rest, places = 0
+    cdef uint64_t tP, tO, places = 0
     cdef Entry* entry = NULL
     s.nodes[0] += 1
     moves = get_moves(P, O)
@@ -302,11 +320,8 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             if best >= beta:
                 return best
             moves ^= bit
-        table = 1 if pc.n_tables == 2 and bit_count(P | O) + 1 - 4 >= pc.phase_move else 0
-        rest = moves
-        while rest:
-            places |= (<uint64_t>1) << pc.place[table][first_bit(rest)]
-            rest &= rest - 1
+        table = children_table(pc, P | O)
+        places = places_of(pc, table, moves)
         while places:
             square = pc.order[table][first_bit(places)]
             places &= places - 1
@@ -334,7 +349,7 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     # The moves in order: the best one the table remembers, the last one to cut off a search at this
     # depth, then by the weight of their square (the player's own notion of a good square); the order
     # changes no value, only how soon the bounds tighten.
-    table = 1 if pc.n_tables == 2 and bit_count(P | O) + 1 - 4 >= pc.phase_move else 0  # the children's phase
+    table = children_table(pc, P | O)
     killer = s.killers[depth]
     i = -2
     while moves:
@@ -346,13 +361,8 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             square = killer
         else:
             if i == 0:
-                # The moves left, as a mask of their places in the order: taken lowest place first, it
-                # walks them in the order's sequence without stepping over the squares that are no move.
                 i = 1
-                rest = moves
-                while rest:
-                    places |= (<uint64_t>1) << pc.place[table][first_bit(rest)]
-                    rest &= rest - 1
+                places = places_of(pc, table, moves)
             square = pc.order[table][first_bit(places)]
             places &= places - 1
         if square < 0 or not (moves >> square & 1):
