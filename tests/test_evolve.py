@@ -216,6 +216,24 @@ def test_hall_of_fame_manifest_checkpoint_and_config(finished_run: tuple[Config,
     assert load_config(run_dir / "config.toml") == config
 
 
+def test_manifest_versions_are_the_installed_packages(finished_run: tuple[Config, Path, Any],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    from ga.rundir import manifest as manifest_module
+
+    _, run_dir, _ = finished_run
+    saved = json.loads((run_dir / "manifest.json").read_text())["versions"]
+    assert set(saved) == {"python", "othello-ga", "deap", "numpy", "cython", "pandas", "matplotlib"}
+    for package, version in saved.items():
+        if package != "python":
+            assert version == metadata.version(package)  # what importlib.metadata reads from the whole file
+    real = metadata.distribution
+    monkeypatch.setattr(manifest_module.metadata, "distribution",
+                        lambda name: real("no-such-package-here") if name == "pandas" else real(name))
+    assert manifest_module.versions()["pandas"] == "not installed"
+
+
 def test_logbook_frame_matches_generations_csv(finished_run: tuple[Config, Path, Any]) -> None:
     _, run_dir, result = finished_run
     frame = result.logbook_frame()

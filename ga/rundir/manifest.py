@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.parser
 import json
 import math
 import platform
@@ -22,10 +23,23 @@ def versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
     for package in ("othello-ga", "deap", "numpy", "cython", "pandas", "matplotlib"):
         try:
-            found[package] = metadata.version(package)
+            found[package] = _version(package)
         except metadata.PackageNotFoundError:
             found[package] = "not installed"
     return found
+
+
+def _version(package: str) -> str:
+    """Returns an installed package's version, as ``importlib.metadata.version`` does but faster.
+
+    The core metadata's headers end at the first blank line; parsing them
+    alone skips the long description, which took most of the time (about
+    1 ms a package here) of every run's start.
+    """
+    distribution = metadata.distribution(package)
+    text = distribution.read_text("METADATA") or distribution.read_text("PKG-INFO") or ""
+    headers = email.parser.HeaderParser().parsestr(text.partition("\n\n")[0])
+    return headers["Version"] or distribution.version
 
 
 def now_iso() -> str:
