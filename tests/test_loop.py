@@ -19,7 +19,9 @@ import pytest
 
 import ga.games.executor
 from ga.config import config_from_dict
+import ga.evolution.fitness
 from ga.evolution.loop import Stage, StopRequest
+from ga.evolution.toolbox import HallOfFame
 from ga.evolution.run import evolve, resume
 from runs import with_changes
 
@@ -98,6 +100,49 @@ def test_the_first_population_depends_on_the_seed(tmp_path: Path) -> None:
         evolve(config_from_dict(small(experiment={"seed": seed, "generations": 1})), out=tmp_path / str(seed))
         tables.append((tmp_path / str(seed) / "population.csv").read_bytes())
     assert tables[0] != tables[1]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_work_between_generations_is_done_while_the_next_one_plays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    # A generation's hall of fame, statistics, rows and checkpoint, and the plan of the generation after
+    # the next, are made inside the next generation's play_batch (where the pool thread plays meanwhile),
+    # each once; only the first plan and the last generation's bookkeeping are not.
+    playing: list[int] = []
+    events: list[tuple[str, int | None]] = []
+    real_play = ga.games.executor.play_batch
+
+    def play_batch(*args: Any, **kwargs: Any) -> Any:
+        playing.append(len(playing))
+        try:
+            return real_play(*args, **kwargs)
+        finally:
+            playing.pop()
+
+    real_plan = ga.evolution.fitness.plan_generation
+
+    def plan_generation(config: Any, generation: int, size: int, champions: int = 0) -> Any:
+        events.append((f"plan {generation} with {champions} champions", len(playing) or None))
+        return real_plan(config, generation, size, champions)
+
+    real_update = HallOfFame.update
+
+    def update(self: Any, population: Any) -> None:
+        events.append(("hall of fame", len(playing) or None))
+        real_update(self, population)
+
+    monkeypatch.setattr(ga.games.executor, "play_batch", play_batch)
+    monkeypatch.setattr(ga.evolution.fitness, "plan_generation", plan_generation)
+    monkeypatch.setattr(HallOfFame, "update", update)
+    config = small(fitness={"hall_of_fame_games": 2, "hall_of_fame_size": 3}, compute={"workers": workers})
+    result = evolve(config_from_dict(config), out=tmp_path / "run")
+    champions = [0, 1, 2, 3, 3, 3]  # one more each generation, up to hall_of_fame_size
+    assert events == [("plan 0 with 0 champions", None)] + [
+        event for generation in range(1, 6)
+        for event in ((f"plan {generation} with {champions[generation]} champions", 1), ("hall of fame", 1))
+    ] + [("hall of fame", None)]
+    assert result.finished and len(result.logbook) == 6
 
 
 def test_an_interrupt_stops_after_the_generation_and_says_where(tmp_path: Path) -> None:

@@ -118,14 +118,15 @@ def test_a_signal_stops_after_the_generation_and_resume_completes(
     run_dir = tmp_path / "run"
     handler_before = signal.getsignal(signal.SIGINT)  # SIG_IGN when started in the background
     result = evolve(config_from_dict(tiny()), out=run_dir, progress=SignalAfter(1, signum))
-    # The signal arrived during generation 2's bookkeeping at the latest: generation 2 is saved, 3 is not.
+    # Generation 1's progress is reported while generation 2 plays, so the signal arrives during
+    # generation 2: it is finished and saved, and generation 3 is never started.
     assert not result.finished
-    assert result.generations_done == 2
+    assert result.generations_done == 3
     assert manifest(run_dir)["status"] == "interrupted"
-    assert manifest(run_dir)["generations_done"] == 2
-    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 1
+    assert manifest(run_dir)["generations_done"] == 3
+    assert json.loads((run_dir / "checkpoint.json").read_text())["generation"] == 2
     assert not (run_dir / "population.csv").exists()
-    assert len(generations_without_timings(run_dir)) == 1 + 2
+    assert len(generations_without_timings(run_dir)) == 1 + 3
     # The handlers are restored after the run.
     assert signal.getsignal(signal.SIGINT) == handler_before
     resumed = resume(run_dir)

@@ -213,12 +213,13 @@ class Generation:
 def evaluate_generation(
     population: list[Any], generation: int, config: Config, champions: Sequence[Sequence[float]],
     game_map: executor.GameMap, costs: np.ndarray | None = None,
-    while_playing: Callable[[], None] | None = None,
+    while_playing: Callable[[], None] | None = None, plan: GamePlan | None = None,
 ) -> Generation:
     """Plays the games of every individual without fitness and sets their fitness.
 
     The games go to ``game_map`` (see :func:`ga.games.executor.play_batch`),
-    and ``while_playing`` runs while they play.
+    and ``while_playing`` runs while they play. ``plan`` is the generation's
+    :func:`plan_generation`, if already made.
     """
     size = len(population)
     tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
@@ -227,7 +228,8 @@ def evaluate_generation(
     if config.fitness.random_table_games:
         tables = np.vstack([tables, generation_random_tables(config, generation)])
     labels = opponent_labels(config)
-    plan = plan_generation(config, generation, size, len(champions))
+    if plan is None:
+        plan = plan_generation(config, generation, size, len(champions))
     todo = np.array([not ind.fitness.valid for ind in population])
     plan = plan.subset(todo[plan.individual])
     batch = executor.Batch(player_args(config), tables, labels, plan)

@@ -10,12 +10,13 @@ uninterrupted ones.
 
 from __future__ import annotations
 
+import math
 import random
 import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from ga.evolution import fitness, tournament
 from ga.evolution.genome import expand, table_length
 from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, individuals, population_statistics
 from ga.games import executor
+from ga.games.plan import GamePlan
 from ga.games.seeds import Stream, derive_seed
 from ga.rundir.checkpoint import Checkpoint
 from ga.rundir.manifest import now_iso
@@ -77,27 +79,34 @@ class StopRequest:
 
 
 class PendingSave:
-    """A generation's CSV rows and checkpoint, written once: while the next generation plays, or at the end.
+    """A generation's bookkeeping, done once: while the next generation plays, or at the end.
 
-    Calling it writes the rows, then the checkpoint (which records the CSV
-    sizes it covers), and returns the generations done by that checkpoint
-    (None without one, or when already written).
+    Everything a generation's fitness decides but the next generation does not
+    need: the hall of fame, the statistics and the logbook's record, the CSV
+    rows, the checkpoint (which records the CSV sizes it covers) and the
+    progress bar. Calling it does all of it and returns the generations done by
+    the checkpoint it wrote (None without one, or when already done).
     """
 
-    def __init__(self, writer: RunWriter, record: dict[str, Any], games: GameLog, checkpoint: Checkpoint | None):
-        self.writer, self.record, self.games, self.checkpoint = writer, record, games, checkpoint
+    def __init__(self, finish: Callable[[], tuple[dict[str, Any], Checkpoint | None]], writer: RunWriter,
+                 games: GameLog, bar: Any = None):
+        self.finish, self.writer, self.games, self.bar = finish, writer, games, bar
         self.written = False
 
     def __call__(self) -> int | None:
         if self.written:
             return None
         self.written = True
-        self.writer.append_generation(self.record, self.games)
-        if self.checkpoint is None:
-            return None
-        self.checkpoint.csv_bytes = self.writer.csv_bytes()
-        self.writer.write_checkpoint(self.checkpoint)
-        return self.checkpoint.generation + 1
+        record, checkpoint = self.finish()
+        self.writer.append_generation(record, self.games)
+        done = None
+        if checkpoint is not None:
+            checkpoint.csv_bytes = self.writer.csv_bytes()
+            self.writer.write_checkpoint(checkpoint)
+            done = checkpoint.generation + 1
+        if self.bar is not None:
+            self.bar.update(record)
+        return done
 
 
 @dataclass
@@ -131,6 +140,10 @@ class GenerationLoop:
     stop: StopRequest
     progress: ProgressFactory | None = None
     label: str = "GA"  # the stage this loop is, for progress reports
+    # When the last checkpoint was written, and the plan made ahead (its key: generation, size, champions).
+    _last_checkpoint: float = field(default=-math.inf, init=False, repr=False)
+    _plan_ahead: tuple[tuple[int, int, int] | None, GamePlan | None] = field(default=(None, None), init=False,
+                                                                          repr=False)
 
     def run(self, checkpoint: Checkpoint | None, previous_records: list[dict[str, Any]]) -> RunResult:
         """Plays the generations left, then writes the run's results; returns what the run made."""
@@ -171,7 +184,7 @@ class GenerationLoop:
             costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config),
                                             table_length(genome))
         bar = self.progress(Stage(self.label, start, total)) if self.progress else None
-        last_checkpoint = -float("inf")  # the first generation is saved at once
+        self._last_checkpoint = -math.inf  # the first generation is saved at once
         done = start
         pending: PendingSave | None = None
         try:
@@ -181,54 +194,27 @@ class GenerationLoop:
                     random.seed(derive_seed(seed, Stream.VARIATION, generation))
                     population = breed(population, toolbox, config)
                 bred = time.perf_counter()
-                result = fitness.evaluate_generation(population, generation, config, champions, self.game_map, costs,
-                                                     while_playing=pending)
+                result = fitness.evaluate_generation(
+                    population, generation, config, champions, self.game_map, costs,
+                    while_playing=self._while_playing(pending, generation, len(champions)),
+                    plan=self._plan(generation, len(population), len(champions)))
                 if pending is not None:
                     done = pending() or done
                 evaluated = time.perf_counter()
-                hall_of_fame.update(population)
                 best = tools.selBest(population, 1)[0]
                 champions = (champions + [list(expand(best, genome))])[-config.fitness.hall_of_fame_size:]
-                genes = np.asarray(population, dtype=np.float64)
-                record = result.record | stats.compile(population)
-                record["best_fitness"] = hall_of_fame[0].fitness.values[0]
-                record["diversity"] = diversity(genes)
-                record["evaluation_s"] = evaluated - bred
-                record["variation_s"] = bred - started
-                record["generation_s"] = time.perf_counter() - started
-                logbook.record(**record)
+                timings = {"evaluation_s": evaluated - bred, "variation_s": bred - started,
+                           "generation_s": time.perf_counter() - started}
                 games_played += result.games
-                elapsed += record["generation_s"]
-                checkpoint = None
-                # A checkpoint every checkpoint_every generations, but not more often than checkpoint_seconds
-                # (a rename costs more than a small generation); always at the end and on a signal.
-                due = (generation + 1) % config.output.checkpoint_every == 0 and (
-                    time.perf_counter() - last_checkpoint >= config.output.checkpoint_seconds)
-                if due or generation + 1 == total or self.stop.signal:
-                    last_checkpoint = time.perf_counter()
-                    checkpoint = Checkpoint(
-                        generation=generation,
-                        population=genes,
-                        fitness=[ind.fitness.values[0] for ind in population],
-                        born=[ind.born for ind in population],
-                        hall_of_fame=np.asarray(hall_of_fame, dtype=np.float64),
-                        hall_of_fame_fitness=[ind.fitness.values[0] for ind in hall_of_fame],
-                        hall_of_fame_born=[ind.born for ind in hall_of_fame],
-                        champions=np.asarray(champions, dtype=np.float64).reshape(len(champions), -1),
-                        games_played=games_played,
-                        elapsed_s=elapsed,
-                        csv_bytes={},
-                        settings=self.settings,
-                    )
-                # Written while the next generation plays; at once when the run stops here.
-                pending = PendingSave(self.writer, record, result.game_log, checkpoint)
-                if generation + 1 == total:
+                elapsed += timings["generation_s"]
+                # The rest waits for the next generation's games (breeding needs only the fitness).
+                pending = PendingSave(
+                    self._bookkeeping(generation, list(population), result.record | timings, hall_of_fame, logbook,
+                                      stats, champions, games_played, elapsed),
+                    self.writer, result.game_log, bar)
+                if generation + 1 == total or self.stop.signal is not None:
                     done = pending() or done
-                if bar is not None:
-                    bar.update(record)
-                if self.stop.signal is not None:
-                    done = pending() or done
-                    if done == generation + 1:
+                    if self.stop.signal is not None and done == generation + 1:
                         break
             finished = done >= total
         except BaseException:
@@ -246,6 +232,72 @@ class GenerationLoop:
         self.writer.write_manifest(self.manifest)
         return RunResult(self.run_dir, logbook, hall_of_fame, population, finished, done,
                          "" if finished else f"{self.label}, generation {done - 1} of {total}")
+
+    def _plan(self, generation: int, size: int, champions: int) -> GamePlan:
+        """Returns a generation's plan, made ahead while the previous generation played if it could be.
+
+        A plan depends only on the config, the generation, the population's size
+        and the number of champions (:func:`ga.evolution.fitness.plan_generation`).
+        """
+        key, plan = self._plan_ahead
+        if plan is None or key != (generation, size, champions):
+            plan = fitness.plan_generation(self.config, generation, size, champions)
+            self._plan_ahead = ((generation, size, champions), plan)
+        return plan
+
+    def _while_playing(self, pending: PendingSave | None, generation: int, champions: int) -> Callable[[], None]:
+        """Returns the work done while ``generation`` plays: the previous generation's bookkeeping, the next one's plan."""
+        config = self.config
+
+        def work() -> None:
+            if pending is not None:
+                pending()
+            if generation + 1 < config.experiment.generations:
+                # The next generation's champions: this one's best joins them (see run).
+                self._plan(generation + 1, config.population.size, min(champions + 1, config.fitness.hall_of_fame_size))
+
+        return work
+
+    def _bookkeeping(self, generation: int, population: list[Any], record: dict[str, Any],
+                     hall_of_fame: tools.HallOfFame, logbook: tools.Logbook, stats: tools.Statistics,
+                     champions: list[list[float]], games_played: int, elapsed: float,
+                     ) -> Callable[[], tuple[dict[str, Any], Checkpoint | None]]:
+        """Returns what completes ``generation``'s record and makes its checkpoint if one is due."""
+        config = self.config
+        total = config.experiment.generations
+        champions = list(champions)
+
+        def finish() -> tuple[dict[str, Any], Checkpoint | None]:
+            hall_of_fame.update(population)
+            genes = np.asarray(population, dtype=np.float64)
+            full = {key: value for key, value in record.items() if not key.endswith("_s")} | stats.compile(population)
+            full["best_fitness"] = hall_of_fame[0].fitness.values[0]
+            full["diversity"] = diversity(genes)
+            full |= {key: record[key] for key in ("evaluation_s", "variation_s", "generation_s")}
+            logbook.record(**full)
+            # A checkpoint every checkpoint_every generations, but not more often than checkpoint_seconds
+            # (a rename costs more than a small generation); always at the end and on a signal.
+            due = (generation + 1) % config.output.checkpoint_every == 0 and (
+                time.perf_counter() - self._last_checkpoint >= config.output.checkpoint_seconds)
+            if not (due or generation + 1 == total or self.stop.signal):
+                return full, None
+            self._last_checkpoint = time.perf_counter()
+            return full, Checkpoint(
+                generation=generation,
+                population=genes,
+                fitness=[ind.fitness.values[0] for ind in population],
+                born=[ind.born for ind in population],
+                hall_of_fame=np.asarray(hall_of_fame, dtype=np.float64),
+                hall_of_fame_fitness=[ind.fitness.values[0] for ind in hall_of_fame],
+                hall_of_fame_born=[ind.born for ind in hall_of_fame],
+                champions=np.asarray(champions, dtype=np.float64).reshape(len(champions), -1),
+                games_played=games_played,
+                elapsed_s=elapsed,
+                csv_bytes={},
+                settings=self.settings,
+            )
+
+        return finish
 
     def _write_results(self, population: list[Any], hall_of_fame: tools.HallOfFame,
                        champions: list[list[float]]) -> None:
