@@ -1,7 +1,8 @@
 """The generation loop, shaped like DEAP's ``eaSimple``, with checkpoints.
 
-Generation 0 is the random initial population; every generation is evaluated,
-logged and checkpointed before the next one is bred. DEAP's operators draw
+Generation 0 is the random initial population; every generation is evaluated
+before the next one is bred, and logged and checkpointed while the next one's
+games play (at once after the last generation, or on a stop). DEAP's operators draw
 from the module-level ``random``: the loop reseeds it from (run seed,
 generation) before breeding, so a generation depends only on the run seed and
 the previous population, which is what makes resumed runs identical to
@@ -209,7 +210,7 @@ class GenerationLoop:
                 elapsed += timings["generation_s"]
                 # The rest waits for the next generation's games (breeding needs only the fitness).
                 pending = PendingSave(
-                    self._bookkeeping(generation, list(population), result.record | timings, hall_of_fame, logbook,
+                    self._bookkeeping(generation, list(population), result.record, timings, hall_of_fame, logbook,
                                       stats, champions, games_played, elapsed),
                     self.writer, result.game_log, bar)
                 if generation + 1 == total or self.stop.signal is not None:
@@ -259,7 +260,7 @@ class GenerationLoop:
         return work
 
     def _bookkeeping(self, generation: int, population: list[Any], record: dict[str, Any],
-                     hall_of_fame: tools.HallOfFame, logbook: tools.Logbook, stats: tools.Statistics,
+                     timings: dict[str, float], hall_of_fame: tools.HallOfFame, logbook: tools.Logbook, stats: tools.Statistics,
                      champions: list[list[float]], games_played: int, elapsed: float,
                      ) -> Callable[[], tuple[dict[str, Any], Checkpoint | None]]:
         """Returns what completes ``generation``'s record and makes its checkpoint if one is due."""
@@ -270,10 +271,10 @@ class GenerationLoop:
         def finish() -> tuple[dict[str, Any], Checkpoint | None]:
             hall_of_fame.update(population)
             genes = np.asarray(population, dtype=np.float64)
-            full = {key: value for key, value in record.items() if not key.endswith("_s")} | stats.compile(population)
+            full = record | stats.compile(population)
             full["best_fitness"] = hall_of_fame[0].fitness.values[0]
             full["diversity"] = diversity(genes)
-            full |= {key: record[key] for key in ("evaluation_s", "variation_s", "generation_s")}
+            full |= timings
             logbook.record(**full)
             # A checkpoint every checkpoint_every generations, but not more often than checkpoint_seconds
             # (a rename costs more than a small generation); always at the end and on a signal.
