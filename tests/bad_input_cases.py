@@ -268,6 +268,7 @@ RUN_VALUE_FAULTS: tuple[tuple[str, str, Any, tuple[str, ...], str], ...] = (
     ("generations.csv", "generation", "1e400", ("show", "plot"), "column 'generation', line 2: inf is not an integer"),
     ("generations.csv", "generation", "x", ("show", "plot"), "column 'generation', line 2: 'x' is not an integer"),
     ("generations.csv", "generation", "1.5", ("show", "plot"), "column 'generation', line 2: 1.5 is not an integer"),
+    ("generations.csv", "games", "", ("show", "plot"), "column 'games', line 2: nothing is not an integer"),
     ("generations.csv", "win_rate", "inf", ("show", "plot"), "column 'win_rate', line 2: inf is not a number in [0, 1]"),
     ("generations.csv", "win_rate", "5.0", ("show", "plot"), "column 'win_rate', line 2: 5.0 is not a number"),
     ("generations.csv", "win_rate", "abc", ("show", "plot"), "column 'win_rate', line 2: 'abc'"),
