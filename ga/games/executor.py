@@ -37,7 +37,9 @@ SHARE_CHUNK = 64  # games the calling thread plays between two looks at its sign
 # A batch whose games take less than this (by the measured costs) is played by the calling thread
 # alone: handing games to a pool thread and waiting for it (about 0.1 ms) costs more than a small
 # batch gains. Above it the pool thread plays while this one does the work between generations.
-SHARE_MIN_SECONDS = 0.001
+# The measured costs are the fastest of three timings, about half of what a run's games take: 16
+# games of seed2021.toml (0.3 ms by them) gained nothing from sharing, its 32 (0.6 ms) did.
+SHARE_MIN_SECONDS = 0.0005
 # A floor under the cost of a table player's game (1 ply against the random mover takes about 10 µs
 # here; a core 2.5 times faster would take 4 µs): a batch of more games than
 # SHARE_MIN_SECONDS / CHEAPEST_GAME_SECONDS is shared without measuring what its games cost.
