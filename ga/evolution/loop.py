@@ -210,7 +210,7 @@ class GenerationLoop:
                 elapsed += timings["generation_s"]
                 # The rest waits for the next generation's games (breeding needs only the fitness).
                 pending = PendingSave(
-                    self._bookkeeping(generation, list(population), result.record, timings, hall_of_fame, logbook,
+                    self._bookkeeping(generation, population, result.record, timings, hall_of_fame, logbook,
                                       stats, champions, games_played, elapsed),
                     self.writer, result.game_log, bar)
                 if generation + 1 == total or self.stop.signal is not None:
@@ -263,10 +263,13 @@ class GenerationLoop:
                      timings: dict[str, float], hall_of_fame: tools.HallOfFame, logbook: tools.Logbook, stats: tools.Statistics,
                      champions: list[list[float]], games_played: int, elapsed: float,
                      ) -> Callable[[], tuple[dict[str, Any], Checkpoint | None]]:
-        """Returns what completes ``generation``'s record and makes its checkpoint if one is due."""
+        """Returns what completes ``generation``'s record and makes its checkpoint if one is due.
+
+        The lists it is given are never changed afterwards: breeding and the
+        champions' update make new ones.
+        """
         config = self.config
         total = config.experiment.generations
-        champions = list(champions)
 
         def finish() -> tuple[dict[str, Any], Checkpoint | None]:
             hall_of_fame.update(population)
