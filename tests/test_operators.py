@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 from deap import creator
 
 import ga.evolution.toolbox  # noqa: F401  (creates creator.Individual)
@@ -77,6 +78,32 @@ def test_mut_reset_rate_is_binomial_and_values_stay_in_range() -> None:
     n = n_individuals * length
     mean, sd = n * p, math.sqrt(n * p * (1 - p))
     assert mean - 4 * sd <= reset <= mean + 4 * sd
+
+
+def _mut_reset_reference(genes: list[float], indpb: float, low: float, high: float) -> list[float]:
+    """The reset as first written: a function call for each gap between reset genes (the shipped runs' draws)."""
+    def gap() -> int:
+        return 0 if indpb >= 1.0 else int(math.log(1.0 - random.random()) / math.log1p(-indpb))
+
+    if indpb <= 0.0:
+        return genes
+    i = gap()
+    while i < len(genes):
+        genes[i] = random.uniform(low, high)
+        i += 1 + gap()
+    return genes
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 1e-9, 0.03, 0.15, 0.5, 0.999, 1.0]),
+       st.integers(1, 128))
+def test_mut_reset_draws_as_the_reference(seed: int, indpb: float, length: int) -> None:
+    random.seed(seed)
+    expected = _mut_reset_reference([5.0] * length, indpb, -1.0, 1.0)
+    after_reference = random.getstate()
+    random.seed(seed)
+    (mutated,) = operators.mut_reset(individual([5.0] * length), indpb=indpb, low=-1.0, high=1.0)
+    assert list(mutated) == expected
+    assert random.getstate() == after_reference  # the same draws, so every later draw of a run is the same
 
 
 def test_mut_reset_with_probability_zero_and_one() -> None:

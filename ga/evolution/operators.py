@@ -60,19 +60,18 @@ def mut_reset(individual: Individual, indpb: float, low: float, high: float) -> 
     """
     if indpb <= 0.0:
         return (individual,)
-    log_keep = math.log1p(-indpb) if indpb < 1.0 else -math.inf
-    i = _gap(log_keep)
-    while i < len(individual):
+    if indpb >= 1.0:
+        for i in range(len(individual)):
+            individual[i] = random.uniform(low, high)
+        return (individual,)
+    # Genes skipped before the next reset: P(gap >= k) = (1 - indpb) ** k. In line, not a function:
+    # this runs for every child of every generation.
+    log_keep, draw, log, size = math.log1p(-indpb), random.random, math.log, len(individual)
+    i = int(log(1.0 - draw()) / log_keep)
+    while i < size:
         individual[i] = random.uniform(low, high)
-        i += 1 + _gap(log_keep)
+        i += 1 + int(log(1.0 - draw()) / log_keep)
     return (individual,)
-
-
-def _gap(log_keep: float) -> int:
-    # Genes skipped before the next reset: P(gap >= k) = (1 - indpb) ** k.
-    if log_keep == -math.inf:
-        return 0
-    return int(math.log(1.0 - random.random()) / log_keep)
 
 
 def clip(individual: Individual, low: float, high: float) -> Individual:

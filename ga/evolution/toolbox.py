@@ -107,7 +107,8 @@ def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[
     score must not survive forever).
     """
     sel, cx, mut = config.selection, config.crossover, config.mutation
-    elites = [toolbox.clone(ind) for ind in tools.selBest(population, sel.elitism)]
+    # (selBest sorts the whole population even for none: the blog's runs keep no elites.)
+    elites = [toolbox.clone(ind) for ind in tools.selBest(population, sel.elitism)] if sel.elitism else []
     if sel.reevaluate_elites:
         for elite in elites:
             del elite.fitness.values
