@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import ga.games.executor
+import ga.games.scoring
 from ga.config import config_from_dict
 import ga.evolution.fitness
 from ga.evolution.loop import Stage, StopRequest
@@ -106,9 +107,9 @@ def test_the_first_population_depends_on_the_seed(tmp_path: Path) -> None:
 def test_the_work_between_generations_is_done_while_the_next_one_plays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
-    # A generation's hall of fame, statistics, rows and checkpoint, and the plan of the generation after
-    # the next, are made inside the next generation's play_batch (where the pool thread plays meanwhile),
-    # each once; only the first plan and the last generation's bookkeeping are not.
+    # A generation's record (its win rates), hall of fame, statistics, rows and checkpoint, and the plan
+    # of the generation after the next, are made inside the next generation's play_batch (where the pool
+    # thread plays meanwhile), each once; only the first plan and the last generation's bookkeeping are not.
     playing: list[int] = []
     events: list[tuple[str, int | None]] = []
     real_play = ga.games.executor.play_batch
@@ -132,16 +133,24 @@ def test_the_work_between_generations_is_done_while_the_next_one_plays(
         events.append(("hall of fame", len(playing) or None))
         real_update(self, population)
 
+    real_score = ga.games.scoring.score
+
+    def score(*args: Any, **kwargs: Any) -> Any:  # only the record's win rate: the fitness is scored apart
+        events.append(("record", len(playing) or None))
+        return real_score(*args, **kwargs)
+
     monkeypatch.setattr(ga.games.executor, "play_batch", play_batch)
     monkeypatch.setattr(ga.evolution.fitness, "plan_generation", plan_generation)
     monkeypatch.setattr(HallOfFame, "update", update)
+    monkeypatch.setattr(ga.games.scoring, "score", score)
     config = small(fitness={"hall_of_fame_games": 2, "hall_of_fame_size": 3}, compute={"workers": workers})
     result = evolve(config_from_dict(config), out=tmp_path / "run")
     champions = [0, 1, 2, 3, 3, 3]  # one more each generation, up to hall_of_fame_size
     assert events == [("plan 0 with 0 champions", None)] + [
         event for generation in range(1, 6)
-        for event in ((f"plan {generation} with {champions[generation]} champions", 1), ("hall of fame", 1))
-    ] + [("hall of fame", None)]
+        for event in ((f"plan {generation} with {champions[generation]} champions", 1), ("hall of fame", 1),
+                      ("record", 1))
+    ] + [("hall of fame", None), ("record", None)]
     assert result.finished and len(result.logbook) == 6
 
 

@@ -10,6 +10,7 @@ or on scheduling.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -203,11 +204,43 @@ def player_args(config: Config) -> tuple[str, int, float, int]:
 
 @dataclass
 class Generation:
-    """What evaluating one generation produced, for the logs."""
+    """What evaluating one generation produced: its games and their results, for the logs.
 
-    record: dict[str, Any]
-    game_log: GameLog
-    games: int
+    The record (counts and win rates) is worked out when first read, by the
+    bookkeeping that runs while the next generation plays: breeding needs
+    only the fitness.
+    """
+
+    generation: int
+    plan: GamePlan
+    labels: list[str]
+    diffs: np.ndarray
+
+    @property
+    def games(self) -> int:
+        return int(self.diffs.size)
+
+    @functools.cached_property
+    def record(self) -> dict[str, Any]:
+        diffs = self.diffs
+        record: dict[str, Any] = {
+            "generation": self.generation,
+            "games": int(diffs.size),
+            "wins": int((diffs > 0).sum()),
+            "draws": int((diffs == 0).sum()),
+            "losses": int((diffs < 0).sum()),
+            "win_rate": scoring.score(diffs, "win_rate") if diffs.size else float("nan"),
+        }
+        by_opponent = scoring.scores(self.plan.opponent, diffs, len(self.labels), "win_rate")  # NaN where none
+        for label, rate in zip(self.labels, by_opponent.tolist()):
+            record[f"win_rate_vs_{label}"] = rate
+        return record
+
+    @property
+    def game_log(self) -> GameLog:
+        plan = self.plan
+        return GameLog(self.generation, plan.individual, plan.opponent, self.labels, plan.colours, plan.seeds,
+                       self.diffs)
 
 
 def evaluate_generation(
@@ -239,19 +272,7 @@ def evaluate_generation(
     for i in np.flatnonzero(todo):
         population[i].fitness.values = (float(values[i]),)
         population[i].born = generation
-    record: dict[str, Any] = {
-        "generation": generation,
-        "games": int(diffs.size),
-        "wins": int((diffs > 0).sum()),
-        "draws": int((diffs == 0).sum()),
-        "losses": int((diffs < 0).sum()),
-        "win_rate": scoring.score(diffs, "win_rate") if diffs.size else float("nan"),
-    }
-    by_opponent = scoring.scores(plan.opponent, diffs, len(labels), "win_rate")  # NaN where none was played
-    for label, rate in zip(labels, by_opponent.tolist()):
-        record[f"win_rate_vs_{label}"] = rate
-    games = GameLog(generation, plan.individual, plan.opponent, labels, plan.colours, plan.seeds, diffs)
-    return Generation(record, games, int(diffs.size))
+    return Generation(generation, plan, labels, diffs)
 
 
 def games_by_key(config: Config) -> dict[str, int]:

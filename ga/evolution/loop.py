@@ -210,7 +210,7 @@ class GenerationLoop:
                 elapsed += timings["generation_s"]
                 # The rest waits for the next generation's games (breeding needs only the fitness).
                 pending = PendingSave(
-                    self._bookkeeping(generation, population, result.record, timings, hall_of_fame, logbook,
+                    self._bookkeeping(generation, population, result, timings, hall_of_fame, logbook,
                                       stats, champions, games_played, elapsed),
                     self.writer, result.game_log, bar)
                 if generation + 1 == total or self.stop.signal is not None:
@@ -259,9 +259,9 @@ class GenerationLoop:
 
         return work
 
-    def _bookkeeping(self, generation: int, population: list[Any], record: dict[str, Any],
-                     timings: dict[str, float], hall_of_fame: tools.HallOfFame, logbook: tools.Logbook, stats: tools.Statistics,
-                     champions: list[list[float]], games_played: int, elapsed: float,
+    def _bookkeeping(self, generation: int, population: list[Any], result: fitness.Generation,
+                     timings: dict[str, float], hall_of_fame: tools.HallOfFame, logbook: tools.Logbook,
+                     stats: tools.Statistics, champions: list[list[float]], games_played: int, elapsed: float,
                      ) -> Callable[[], tuple[dict[str, Any], Checkpoint | None]]:
         """Returns what completes ``generation``'s record and makes its checkpoint if one is due.
 
@@ -274,7 +274,7 @@ class GenerationLoop:
         def finish() -> tuple[dict[str, Any], Checkpoint | None]:
             hall_of_fame.update(population)
             genes = np.asarray(population, dtype=np.float64)
-            full = record | stats.compile(population)
+            full = result.record | stats.compile(population)
             full["best_fitness"] = hall_of_fame[0].fitness.values[0]
             full["diversity"] = diversity(genes)
             full |= timings
