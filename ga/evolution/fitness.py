@@ -225,7 +225,7 @@ class Generation:
         diffs = self.diffs
         record: dict[str, Any] = {
             "generation": self.generation,
-            "games": int(diffs.size),
+            "games": self.games,
             "wins": int((diffs > 0).sum()),
             "draws": int((diffs == 0).sum()),
             "losses": int((diffs < 0).sum()),

@@ -33,7 +33,7 @@ from ga.games.plan import GamePlan
 from ga.games.seeds import Stream, derive_seed
 from ga.rundir.checkpoint import Checkpoint
 from ga.rundir.manifest import now_iso
-from ga.rundir.writer import GameLog, RunWriter
+from ga.rundir.writer import RunWriter
 
 __all__ = ["GenerationLoop", "PendingSave", "ProgressFactory", "RunResult", "Stage", "StopRequest"]
 
@@ -90,8 +90,8 @@ class PendingSave:
     """
 
     def __init__(self, finish: Callable[[], tuple[dict[str, Any], Checkpoint | None]], writer: RunWriter,
-                 games: GameLog, bar: Any = None):
-        self.finish, self.writer, self.games, self.bar = finish, writer, games, bar
+                 result: fitness.Generation, bar: Any = None):
+        self.finish, self.writer, self.result, self.bar = finish, writer, result, bar
         self.written = False
 
     def __call__(self) -> int | None:
@@ -99,7 +99,7 @@ class PendingSave:
             return None
         self.written = True
         record, checkpoint = self.finish()
-        self.writer.append_generation(record, self.games)
+        self.writer.append_generation(record, self.result.game_log)
         done = None
         if checkpoint is not None:
             checkpoint.csv_bytes = self.writer.csv_bytes()
@@ -143,8 +143,7 @@ class GenerationLoop:
     label: str = "GA"  # the stage this loop is, for progress reports
     # When the last checkpoint was written, and the plan made ahead (its key: generation, size, champions).
     _last_checkpoint: float = field(default=-math.inf, init=False, repr=False)
-    _plan_ahead: tuple[tuple[int, int, int] | None, GamePlan | None] = field(default=(None, None), init=False,
-                                                                          repr=False)
+    _plan_ahead: tuple[tuple[int, int, int] | None, Any] = field(default=(None, None), init=False, repr=False)
 
     def run(self, checkpoint: Checkpoint | None, previous_records: list[dict[str, Any]]) -> RunResult:
         """Plays the generations left, then writes the run's results; returns what the run made."""
@@ -212,7 +211,7 @@ class GenerationLoop:
                 pending = PendingSave(
                     self._bookkeeping(generation, population, result, timings, hall_of_fame, logbook,
                                       stats, champions, games_played, elapsed),
-                    self.writer, result.game_log, bar)
+                    self.writer, result, bar)
                 if generation + 1 == total or self.stop.signal is not None:
                     done = pending() or done
                     if self.stop.signal is not None and done == generation + 1:
@@ -240,11 +239,10 @@ class GenerationLoop:
         A plan depends only on the config, the generation, the population's size
         and the number of champions (:func:`ga.evolution.fitness.plan_generation`).
         """
-        key, plan = self._plan_ahead
-        if plan is None or key != (generation, size, champions):
-            plan = fitness.plan_generation(self.config, generation, size, champions)
-            self._plan_ahead = ((generation, size, champions), plan)
-        return plan
+        key = (generation, size, champions)
+        if self._plan_ahead[0] != key:
+            self._plan_ahead = (key, fitness.plan_generation(self.config, generation, size, champions))
+        return self._plan_ahead[1]
 
     def _while_playing(self, pending: PendingSave | None, generation: int, champions: int) -> Callable[[], None]:
         """Returns the work done while ``generation`` plays: the previous generation's bookkeeping, the next one's plan."""
