@@ -1,6 +1,7 @@
 """Fitness by games: seeds, who plays whom (the game plan), scores, and playing a batch."""
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from itertools import product
@@ -8,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+import ga.games.executor
 
 from engine import Player, build_player, play_match
 from ga.config import Config, config_from_dict
@@ -494,12 +497,35 @@ def test_the_calling_thread_plays_the_games_the_workers_leave() -> None:
     batch = Batch(PLAYER, tables, opponent_labels(config), plan_generation(config, 1, 8))
     shares: list[int] = []
 
-    def idle_workers(function: Any, items: list[Any]) -> list[Any]:
+    def idle_workers(function: Any, items: list[Any], *more: list[Any]) -> list[Any]:
         shares.append(len(items))  # parts - 1 workers, none of which plays here
         return []
 
     diffs = play_batch(batch, idle_workers, 3, shared=True)
     assert shares == [2]
+    assert np.array_equal(diffs, play(batch))
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_the_pool_threads_are_playing_before_the_calling_thread_does_its_own_work(
+        workers: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pool thread needs the GIL to start its games; the calling thread's work would hold it.
+    monkeypatch.setattr(ga.games.executor, "POOL_START_SECONDS", 60.0)  # no give-up on a slow machine
+    config = make_config(draw="all", games_per_opponent=64, colours="both")
+    batch = Batch(PLAYER, population_tables(8, seed=4), opponent_labels(config), plan_generation(config, 1, 8))
+    playing: list[int] = []
+    share = ga.games.executor.play_share
+
+    def recording(games: Any) -> int:
+        playing.append(threading.get_ident())
+        return share(games)
+
+    monkeypatch.setattr(ga.games.executor, "play_share", recording)
+    seen: list[int] = []
+    with ThreadPoolExecutor(workers - 1) as pool:
+        diffs = play_batch(batch, pool.map, workers, shared=True, while_playing=lambda: seen.append(len(playing)))
+    assert seen == [workers - 1]
+    assert threading.get_ident() not in playing
     assert np.array_equal(diffs, play(batch))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +30,7 @@ from engine._players import SharedPlan, play_plan
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
 __all__ = [
-    "CHEAPEST_GAME_SECONDS", "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
+    "CHEAPEST_GAME_SECONDS", "DASK_BATCHES_PER_WORKER", "POOL_START_SECONDS", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
     "opponent_costs", "opponent_player", "opponent_spec", "play_here", "play", "play_batch", "play_share", "shared_plan",
 ]
 
@@ -44,6 +45,10 @@ SHARE_MIN_SECONDS = 0.0005
 # here; a core 2.5 times faster would take 4 µs): a batch of more games than
 # SHARE_MIN_SECONDS / CHEAPEST_GAME_SECONDS is shared without measuring what its games cost.
 CHEAPEST_GAME_SECONDS = 4e-6
+# How long the calling thread waits for the pool threads to start their games before it does its own
+# work: starting takes the GIL, which that work (Python) would hold until the interpreter forces a
+# switch (5 ms), so without the wait the pool played nothing while the calling thread worked.
+POOL_START_SECONDS = 0.001
 # Tasks per Dask worker thread, of similar measured cost: each task costs a
 # scheduler round trip (docs/cluster.md has the measurements).
 DASK_BATCHES_PER_WORKER = 1
@@ -129,6 +134,12 @@ def play_share(games: SharedPlan) -> int:
     return games.play()
 
 
+def _start_share(games: SharedPlan, started: threading.Semaphore) -> int:
+    """A pool thread's task: says it has started, then plays its share (:func:`play_share`)."""
+    started.release()
+    return play_share(games)
+
+
 def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: int, *,
                shared: bool = False, costs: np.ndarray | None = None,
                while_playing: Callable[[], None] | None = None) -> np.ndarray:
@@ -142,7 +153,8 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
     of similar cost (see :func:`ga.games.plan.split`). ``costs`` (seconds a
     game against each opponent label) also keeps a small shared batch in this
     thread alone. The results are the same either way. ``while_playing`` is called once, after the games are handed
-    out and before they are awaited: the workers play while this thread works.
+    out and before they are awaited: the workers play while this thread works (pool threads are first
+    given up to :data:`POOL_START_SECONDS` to start their games).
     """
     if len(batch.plan) == 0:
         if while_playing is not None:
@@ -152,7 +164,13 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
         parts = 1  # too small to gain from threads (see SHARE_MIN_SECONDS)
     if shared:
         games = shared_plan(batch)
-        results = map_function(play_share, [games] * (parts - 1))  # an executor's map submits at once
+        started = threading.Semaphore(0)
+        results = map_function(_start_share, [games] * (parts - 1), [started] * (parts - 1))  # submits at once
+        # Once in the engine a pool thread plays without the GIL; until then it needs the GIL that this
+        # thread's own work would hold.
+        for _ in range(parts - 1 if while_playing is not None else 0):
+            if not started.acquire(timeout=POOL_START_SECONDS):
+                break
     else:
         pieces = [Batch(batch.player, batch.tables, batch.labels, part, batch.first, batch.opponents)
                   for part in split(batch.plan, parts, costs)]
