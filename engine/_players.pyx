@@ -760,9 +760,23 @@ cdef extern from *:
     static inline Py_ssize_t othello_ga_take(Py_ssize_t* counter) {
         return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
     }
+    static inline int othello_ga_is_built(const int* state) {
+        return __atomic_load_n(state, __ATOMIC_ACQUIRE) == 2;
+    }
+    static inline int othello_ga_claim(int* state) {
+        int expected = 0;
+        return __atomic_compare_exchange_n(state, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    }
+    static inline void othello_ga_set_built(int* state) {
+        __atomic_store_n(state, 2, __ATOMIC_RELEASE);
+    }
     """
     # Hands out the next game index: each thread playing a SharedPlan takes one at a time.
     Py_ssize_t othello_ga_take(Py_ssize_t* counter) noexcept nogil
+    # A player slot's state: 0 not built, 1 being built by the thread that claimed it, 2 built.
+    bint othello_ga_is_built(const int* state) noexcept nogil
+    bint othello_ga_claim(int* state) noexcept nogil
+    void othello_ga_set_built(int* state) noexcept nogil
 
 
 cdef class SharedPlan:
@@ -781,10 +795,14 @@ cdef class SharedPlan:
     ``result`` holds the disc differences in plan order.
     """
     cdef PlayerC* players
+    cdef int* built  # each player's state (othello_ga_claim): players are built by the threads that play
     cdef PlayerC** opponent_c
     cdef const PlayerC* first_c
     cdef int32_t* slot
     cdef int n_depths
+    cdef int code, n_weights, phase_move
+    cdef double eps
+    cdef const double[:, ::1] weights
     cdef const int32_t[::1] who
     cdef const int32_t[::1] against
     cdef const int32_t[::1] members
@@ -800,12 +818,14 @@ cdef class SharedPlan:
 
     def __cinit__(self):
         self.players = NULL
+        self.built = NULL
         self.opponent_c = NULL
         self.slot = NULL
         self.first_c = NULL
 
     def __dealloc__(self):
         free(self.players)
+        free(self.built)
         free(self.opponent_c)
         free(self.slot)
 
@@ -873,7 +893,8 @@ cdef class SharedPlan:
         self.diffs = self.result
         self.n_games = n_games
         self.next_game = 0
-        cdef int code = KINDS[kind], n_weights = weights.shape[1] // 64
+        self.code, self.n_weights, self.eps, self.phase_move = KINDS[kind], weights.shape[1] // 64, eps, phase_move
+        self.weights = weights
         cdef Py_ssize_t n_used = 0
         with nogil:
             for i in range(n_tables * self.n_depths):
@@ -887,17 +908,27 @@ cdef class SharedPlan:
                 if self.opponent_c[self.against[i]] == NULL and self.slot[key] < 0:
                     self.slot[key] = n_used
                     n_used += 1
-            # malloc, not calloc: init_player sets every field a game reads, and
-            # zeroing 33 KB per player would cost more than short games.
-            self.players = <PlayerC*>malloc(max(n_used, 1) * sizeof(PlayerC))
-            if self.players != NULL:
-                for key in range(n_tables * self.n_depths):
-                    if self.slot[key] >= 0:
-                        row = key // self.n_depths
-                        init_player(&self.players[self.slot[key]], code, key % self.n_depths, eps, phase_move,
-                                    &weights[row, 0], n_weights)
-        if self.players == NULL:
+        # The players are built by the threads that play, each the first time a game needs it: a
+        # player's byte tables are 33 KB to build, so building them all here kept every other
+        # thread waiting. malloc, not calloc: init_player sets every field a game reads.
+        self.players = <PlayerC*>malloc(max(n_used, 1) * sizeof(PlayerC))
+        self.built = <int*>calloc(max(n_used, 1), sizeof(int))
+        if self.players == NULL or self.built == NULL:
             raise MemoryError()
+
+    cdef const PlayerC* player(self, Py_ssize_t key) noexcept nogil:
+        """Returns the player of slot key (table row * n_depths + depth), built on first use."""
+        cdef int32_t at = self.slot[key]
+        cdef PlayerC* pc = &self.players[at]
+        if not othello_ga_is_built(&self.built[at]):
+            if othello_ga_claim(&self.built[at]):
+                init_player(pc, self.code, key % self.n_depths, self.eps, self.phase_move,
+                            &self.weights[key // self.n_depths, 0], self.n_weights)
+                othello_ga_set_built(&self.built[at])
+            else:
+                while not othello_ga_is_built(&self.built[at]):  # another thread is building it (microseconds)
+                    pass
+        return pc
 
     def play(self, Py_ssize_t most=-1):
         """Plays games until none is left, or ``most`` of them if ``most >= 0``; returns how many this call played."""
@@ -911,10 +942,10 @@ cdef class SharedPlan:
                     break
                 me = self.first_c
                 if me == NULL:
-                    me = &self.players[self.slot[self.who[i] * self.n_depths + self.depth_view[i]]]
+                    me = self.player(self.who[i] * self.n_depths + self.depth_view[i])
                 rival = self.opponent_c[self.against[i]]
                 if rival == NULL:
-                    rival = &self.players[self.slot[self.members[i] * self.n_depths + self.depth_view[i]]]
+                    rival = self.player(self.members[i] * self.n_depths + self.depth_view[i])
                 if self.colour_view[i] == 0:
                     self.diffs[i] = play_game_c(me, rival, self.seed_view[i], NULL, NULL, NULL)
                 else:

@@ -13,6 +13,7 @@ import pytest
 import ga.games.executor
 
 from engine import Player, build_player, play_match
+from engine._players import SharedPlan
 from ga.config import Config, config_from_dict
 from ga.evolution.fitness import generation_random_tables, opponent_labels, player_args, plan_generation
 from ga.games.executor import Batch, opponent_costs, play, play_batch, play_share, shared_plan
@@ -475,6 +476,27 @@ def test_threads_sharing_a_plan_play_every_game_once_as_evaluate_does(threads: i
     assert sum(played) == len(plan)  # each game taken by exactly one thread
     assert np.array_equal(games.result, play(batch))
     assert play_share(games) == 0  # nothing left to play
+
+
+@pytest.mark.parametrize("threads", [2, 8])
+def test_threads_that_race_for_the_same_players_play_the_games_of_players_built_in_advance(threads: int) -> None:
+    # A shared plan builds each (table, depth) player in the first thread whose game needs it; here every
+    # game needs one of the same four, so threads meet players that another thread is still building.
+    rng = np.random.default_rng(12)
+    tables = rng.uniform(-1, 1, size=(2, 64))
+    games = 4000
+    individual = rng.integers(0, 2, games).astype(np.int32)
+    member = (1 - individual).astype(np.int32)
+    depths = rng.integers(1, 3, games).astype(np.int32)
+    seeds, colours = np.arange(games, dtype=np.uint64), (np.arange(games) % 2).astype(np.uint8)
+    arguments = (tables, [None], individual, np.zeros(games, np.int32), member, seeds, colours, depths)
+    plan = SharedPlan("alphabeta", 1, 0.1, 40, *arguments)
+    with ThreadPoolExecutor(threads) as executor:
+        assert sum(executor.map(play_share, [plan] * threads)) == games
+    players = {(row, depth): Player("alphabeta", depth, tables[row], 0.1) for row in (0, 1) for depth in (1, 2)}
+    expected = [play_match(players[individual[g], depths[g]], players[member[g], depths[g]],
+                           seeds[g:g + 1], colours[g:g + 1])[0] for g in range(games)]
+    assert np.array_equal(plan.result, expected)
 
 
 @pytest.mark.parametrize(("parts", "shared"), [(1, False), (3, False), (2, True), (5, True)])
