@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ga.evolution.genome import contract, expand, genome_length
+from ga.evolution.genome import contract, expand, gene_matrix, genome_length
 
 Grid = np.ndarray
 GridSymmetry = Callable[[Grid], Grid]
@@ -134,3 +134,15 @@ def test_full_and_phase_pass_genes_through() -> None:
 def test_expand_rejects_a_wrong_number_of_genes(genome: str, length: int) -> None:
     with pytest.raises(ValueError, match=genome):
         expand([0.0] * length, genome)
+
+
+@given(st.integers(0, 6), st.integers(1, 9), st.data())
+def test_gene_matrix_is_the_array_of_the_individuals(size: int, width: int, data: st.DataObject) -> None:
+    from ga.evolution.toolbox import individuals
+
+    genes = data.draw(st.lists(st.lists(st.floats(allow_nan=False), min_size=width, max_size=width),
+                               min_size=size, max_size=size))
+    population = individuals(genes, [None] * size, [0] * size)
+    matrix = gene_matrix(population)
+    assert matrix.dtype == np.float64 and matrix.shape == (size, width if size else 0)
+    assert np.array_equal(matrix, np.array(genes, dtype=np.float64).reshape(size, width if size else 0))

@@ -19,7 +19,7 @@ import numpy as np
 
 from engine import parse_spec
 from ga.config import Config
-from ga.evolution.genome import expand_many, table_length
+from ga.evolution.genome import expand_many, gene_matrix, table_length
 from ga.games import executor, scoring
 from ga.games.plan import HALL_OF_FAME, POPULATION, RANDOM_TABLE, GamePlan, colour_pattern
 from ga.games.seeds import Stream, derive_seed, derive_seeds, mix
@@ -215,6 +215,7 @@ class Generation:
     plan: GamePlan
     labels: list[str]
     diffs: np.ndarray
+    genes: np.ndarray  # the population's genes, one row per individual
 
     @property
     def games(self) -> int:
@@ -255,7 +256,8 @@ def evaluate_generation(
     :func:`plan_generation`, if already made.
     """
     size = len(population)
-    tables = expand_many(np.array(population, dtype=np.float64), config.population.genome)
+    genes = gene_matrix(population)
+    tables = expand_many(genes, config.population.genome)
     if len(champions):
         tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
     if config.fitness.random_table_games:
@@ -272,7 +274,7 @@ def evaluate_generation(
     for i in np.flatnonzero(todo):
         population[i].fitness.values = (float(values[i]),)
         population[i].born = generation
-    return Generation(generation, plan, labels, diffs)
+    return Generation(generation, plan, labels, diffs, genes)
 
 
 def games_by_key(config: Config) -> dict[str, int]:

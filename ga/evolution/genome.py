@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
+from itertools import chain
 
 import numpy as np
 
@@ -69,6 +70,17 @@ def expand(genes: Sequence[float], genome: str) -> np.ndarray:
     if genome in ("full", "phase"):
         return values.copy()
     return values[np.array(square_classes(genome))]
+
+
+def gene_matrix(population: Sequence[Sequence[float]]) -> np.ndarray:
+    """Returns the genes of a population, one row per individual (what ``np.array`` makes, faster).
+
+    ``np.array`` reads a list of lists (DEAP individuals) element by element
+    through the sequence protocol; one pass over the chained genes takes two
+    thirds of its time, and this runs twice a generation.
+    """
+    width = len(population[0]) if len(population) else 0
+    return np.fromiter(chain.from_iterable(population), np.float64, len(population) * width).reshape(len(population), width)
 
 
 def expand_many(genes: np.ndarray, genome: str) -> np.ndarray:

@@ -271,7 +271,7 @@ class GenerationLoop:
 
         def finish() -> tuple[dict[str, Any], Checkpoint | None]:
             hall_of_fame.update(population)
-            genes = np.asarray(population, dtype=np.float64)
+            genes = result.genes
             full = result.record | stats.compile(population)
             full["best_fitness"] = hall_of_fame[0].fitness.values[0]
             full["diversity"] = diversity(genes)
