@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import matplotlib
 import matplotlib.image
 import numpy as np
 import pandas as pd
@@ -189,6 +190,22 @@ def test_plot_run_writes_every_figure(run_dir: Path, run_plots: list[Path]) -> N
     for path, kind in zip(run_plots, RUN_PLOTS.values()):
         assert path.parent == run_dir / "plots"
         assert_png(path, kind)
+
+
+def test_figures_are_drawn_with_unhinted_glyphs_and_leave_the_process_settings_alone(
+        run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hinting: list[str] = []
+    savefig = Figure.savefig
+
+    def recording(self: Figure, *args: Any, **kwargs: Any) -> None:
+        hinting.append(matplotlib.rcParams["text.hinting"])
+        savefig(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", recording)
+    before = dict(matplotlib.rcParams)
+    plot_run(run_dir, out_dir=tmp_path, figures=["win_rate", "best_weights"])
+    assert hinting == ["no_hinting", "no_hinting"]
+    assert dict(matplotlib.rcParams) == before
 
 
 def test_plot_run_draws_the_named_figures_only(run_dir: Path, tmp_path: Path) -> None:
