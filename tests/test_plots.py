@@ -192,7 +192,7 @@ def test_plot_run_writes_every_figure(run_dir: Path, run_plots: list[Path]) -> N
         assert_png(path, kind)
 
 
-def test_figures_are_drawn_with_unhinted_glyphs_and_leave_the_process_settings_alone(
+def test_figures_are_drawn_unhinted_and_saved_fast_and_leave_the_process_settings_alone(
         run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     hinting: list[str] = []
     savefig = Figure.savefig
@@ -206,6 +206,10 @@ def test_figures_are_drawn_with_unhinted_glyphs_and_leave_the_process_settings_a
     plot_run(run_dir, out_dir=tmp_path, figures=["win_rate", "best_weights"])
     assert hinting == ["no_hinting", "no_hinting"]
     assert dict(matplotlib.rcParams) == before
+    for path in (tmp_path / "win_rate.png", tmp_path / "best_weights.png"):
+        data = path.read_bytes()
+        image_data = data.index(b"IDAT") + 4
+        assert data[image_data + 1] >> 6 == 0  # the zlib header's level: 0 for zlib's fastest (1)
 
 
 def test_plot_run_draws_the_named_figures_only(run_dir: Path, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -129,6 +130,8 @@ _METADATA: dict[str, dict[str, str | None]] = {
 
 # Glyphs drawn unhinted: FreeType's hinting of every glyph of every label took a sixth of the drawing.
 _RENDERING = {"text.hinting": "no_hinting"}
+# zlib's fastest level: a PNG encodes in half the time (about 15 ms less a figure), a third larger.
+_SAVE_OPTIONS: dict[str, dict[str, Any]] = {"png": {"pil_kwargs": {"compress_level": 1}}}
 
 
 # ---------------------------------------------------------------- summaries
@@ -628,7 +631,7 @@ def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = a
     fmt = path.suffix.lstrip(".")
     image = io.BytesIO()
     with matplotlib.rc_context(_RENDERING):
-        figure.savefig(image, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+        figure.savefig(image, format=fmt, dpi=DPI, metadata=_METADATA[fmt], **_SAVE_OPTIONS.get(fmt, {}))
     figure.clear()  # frees the artists now rather than at garbage collection
     write(path, image.getvalue())
     return path
