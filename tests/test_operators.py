@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 from deap import creator
 
 import ga.evolution.toolbox  # noqa: F401  (creates creator.Individual)
@@ -104,6 +104,18 @@ def test_mut_reset_draws_as_the_reference(seed: int, indpb: float, length: int) 
     (mutated,) = operators.mut_reset(individual([5.0] * length), indpb=indpb, low=-1.0, high=1.0)
     assert list(mutated) == expected
     assert random.getstate() == after_reference  # the same draws, so every later draw of a run is the same
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 70), st.integers(1, 40))
+@example(1, 21, 40)
+@example(1, 22, 40)  # either side of CPython's switch of method
+def test_distinct_pair_draws_what_random_sample_draws(seed: int, n: int, pairs: int) -> None:
+    random.seed(seed)
+    expected = [tuple(random.sample(range(n), 2)) for _ in range(pairs)]
+    after = random.getstate()
+    random.seed(seed)
+    assert [operators.distinct_pair(n) for _ in range(pairs)] == expected
+    assert random.getstate() == after
 
 
 def test_mut_reset_with_probability_zero_and_one() -> None:

@@ -40,6 +40,25 @@ def sel_fitness_proportional(individuals: Sequence[Individual], k: int, method: 
     return method(individuals, k)
 
 
+def distinct_pair(n: int) -> tuple[int, int]:
+    """Returns ``random.sample(range(n), 2)`` as a tuple, drawing exactly what it draws, three times faster.
+
+    CPython's ``sample`` takes the second from the ``n - 1`` left when ``n`` is
+    at most 21 (its small-population branch), and otherwise redraws until the
+    second differs; both draw with ``randrange``'s generator. In line rather
+    than ``sample``: it runs for every child of every generation.
+    """
+    randrange = random.randrange
+    first = randrange(n)
+    if n <= 21:
+        second = randrange(n - 1)
+        return first, second if second != first else n - 1
+    second = randrange(n)
+    while second == first:
+        second = randrange(n)
+    return first, second
+
+
 def cx_one_point(ind1: Individual, ind2: Individual) -> tuple[Individual, Individual]:
     """Swaps the genes from a cut point drawn uniformly over all positions on.
 

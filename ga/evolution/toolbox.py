@@ -115,7 +115,7 @@ def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[
     parents = toolbox.select(population, config.population.parents)
     children = []
     for _ in range(config.population.size - sel.elitism):
-        first, second = random.sample(range(len(parents)), 2)
+        first, second = operators.distinct_pair(len(parents))
         # The second offspring is thrown away: a plain copy of its genes is all the crossover needs.
         child, other = toolbox.clone(parents[first]), list(parents[second])
         if random.random() < cx.probability:
