@@ -71,7 +71,10 @@ def test_derive_seed_is_derive_seeds_on_any_integers() -> None:
     for _ in range(300):
         keys = [int(k) for k in rng.integers(-(2**63), 2**63, size=rng.integers(1, 7), dtype=np.int64)]
         keys[0] += int(rng.integers(0, 2)) << 64  # wider than 64 bits: reduced mod 2**64 by both
-        assert derive_seed(*keys) == int(derive_seeds(*(k & (2**64 - 1) for k in keys))[0])
+        arrays = [np.array([k & (2**64 - 1)], dtype=np.uint64) for k in keys]  # hashed on arrays, not as ints
+        assert derive_seed(*keys) == int(derive_seeds(*arrays)[0])
+        cut = int(rng.integers(0, len(keys) + 1))  # some leading keys as Python integers, the rest arrays
+        assert derive_seed(*keys) == int(derive_seeds(*(k & (2**64 - 1) for k in keys[:cut]), *arrays[cut:])[0])
 
 
 def test_derive_seeds_broadcasts_like_derive_seed() -> None:

@@ -103,9 +103,11 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
         # Every individual meets the same tables (rows after the champions), table k in colour k % 2.
         picks = size + champions + np.tile(np.arange(fit.random_table_games), (size, 1))
         parts.append(_member_games(seed, generation, labels.index(RANDOM_TABLE), picks))
-    plan = GamePlan.concatenate(parts)
-    order = np.argsort(plan.individual, kind="stable")  # group each individual's games
-    plan = plan.subset(order)
+    if len(parts) > 1:  # group each individual's games (the first part alone is grouped already)
+        plan = GamePlan.concatenate(parts)
+        plan = plan.subset(np.argsort(plan.individual, kind="stable"))
+    else:
+        plan = parts[0]
     if fit.depths:
         plan = spread_over_depths(plan, fit.depths, specs, labels)
     return plan
