@@ -11,7 +11,8 @@ from __future__ import annotations
 import errno
 import sys
 
-__all__ = ["MIN_ADDRESS_SPACE", "address_space_limit", "address_space_problem", "main", "memory_problem"]
+__all__ = ["MIN_ADDRESS_SPACE", "address_space_limit", "address_space_problem", "draws_figures", "main",
+           "memory_problem"]
 
 
 def memory_problem(error: BaseException) -> str | None:
@@ -53,12 +54,27 @@ def address_space_problem() -> str | None:
             f"(its numerical libraries reserve much of it), and ulimit -v allows {soft // 2**20:,} MiB; raise it")
 
 
+def draws_figures(arguments: list[str]) -> bool:
+    """Tells whether a command line will draw a run's figures (evolve or resume without --no-plots).
+
+    Only a guess made before the command line is loaded, to start the
+    figures' helper early: a wrong one costs a helper started for nothing,
+    or started later, never a figure.
+    """
+    return bool(arguments) and arguments[0] in ("evolve", "resume") and not (
+        {"--no-plots", "--help", "-h"} & set(arguments))
+
+
 def main() -> int:
     """Runs the command line and returns its exit code."""
     problem = address_space_problem()
     if problem is not None:  # refused before numpy loads: its BLAS would fail with its own message
         sys.stderr.write(f"othello-ga: error: {problem}\n")
         return 1
+    if draws_figures(sys.argv[1:]):
+        from ga.analysis.plothelper import start_early  # the standard library only
+
+        start_early()
     try:
         from ga.cli import main as command_line
     except (MemoryError, ImportError, OSError) as error:

@@ -183,3 +183,48 @@ def test_the_helper_ends_with_a_run_killed_while_it_draws_and_says_nothing(tmp_p
     assert completed.returncode == -signal.SIGTERM
     assert completed.stderr == ""  # no BrokenPipeError from a helper left talking to a dead run
     assert not list((run_dir / "plots").glob("*.png")) if (run_dir / "plots").exists() else True
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    (["evolve", "x.toml"], True),
+    (["resume", "runs/a", "--quiet"], True),
+    (["evolve", "x.toml", "--no-plots"], False),
+    (["evolve", "--help"], False),
+    (["resume", "-h"], False),
+    (["plot", "runs/a"], False),
+    (["evaluate", "evolve"], False),
+    ([], False),
+])
+def test_the_script_starts_the_helper_early_only_for_runs_that_draw(arguments: list[str], expected: bool) -> None:
+    from ga.launch import draws_figures
+
+    assert draws_figures(arguments) is expected
+
+
+def test_a_run_takes_the_helper_started_early_and_one_without_figures_ends_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[PlotHelper] = []
+    real = PlotHelper.__init__
+
+    def record(self: PlotHelper) -> None:
+        real(self)
+        started.append(self)
+
+    monkeypatch.setattr(PlotHelper, "__init__", record)
+    ga.analysis.plothelper.start_early()
+    ga.analysis.plothelper.start_early()  # one at most
+    assert len(started) == 1
+    out = tmp_path / "run"
+    assert main(["evolve", str(QUICK), "--out", str(out), "--quiet", "--generations", "2"]) == 0
+    assert len(started) == 1  # the run drew through the early helper, and started none of its own
+    assert started[0].asked and started[0].process is None  # asked, and ended with the run
+    assert sorted(path.stem for path in (out / "plots").iterdir()) == sorted(RUN_FIGURES)
+    assert ga.analysis.plothelper.take_early() is None
+
+    ga.analysis.plothelper.start_early()
+    early = started[1].process
+    assert main(["resume", str(out), "--quiet", "--generations", "3", "--no-plots"]) == 0
+    assert len(started) == 2 and early is not None and early.poll() is not None  # ended, never asked
+    ga.analysis.plothelper.start_early()
+    ga.analysis.plothelper._end_early()  # what the script does at exit with a helper no run took
+    assert started[2].process is None and ga.analysis.plothelper.take_early() is None

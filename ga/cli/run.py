@@ -20,11 +20,14 @@ __all__ = ["evolve", "resume"]
 
 def _plot_helper(plots: bool) -> Any:
     """Returns a helper that imports the plotting code while the run plays (see :mod:`ga.analysis.plothelper`)."""
-    if not plots:
-        return contextlib.nullcontext()
-    from ga.analysis.plothelper import PlotHelper
+    from ga.analysis.plothelper import PlotHelper, take_early
 
-    return PlotHelper()
+    early = take_early()  # started by the script before the command line loaded (ga.launch)
+    if not plots:
+        if early is not None:
+            early.close()
+        return contextlib.nullcontext()
+    return early or PlotHelper()
 
 
 def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
@@ -105,14 +108,15 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
            quiet: bool, plots: bool, dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None,
            dask_tls_key: Path | None, dask_timeout: float) -> None:
     """Run the experiment described by the TOML file CONFIG."""
-    from ga.config import load_config, with_overrides
-    from ga.evolution.run import evolve as evolve_run
-    from ga.evolution.run import planned_games
-
-    _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
-    loaded = with_overrides(load_config(config), seed=seed, generations=generations)
-    progress = Progress(quiet, sum(planned_games(loaded).values()))
+    # The helper first: its imports take a core that this process's set-up leaves free.
     with _plot_helper(plots) as plot_helper:
+        from ga.config import load_config, with_overrides
+        from ga.evolution.run import evolve as evolve_run
+        from ga.evolution.run import planned_games
+
+        _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
+        loaded = with_overrides(load_config(config), seed=seed, generations=generations)
+        progress = Progress(quiet, sum(planned_games(loaded).values()))
         result = _run_on(lambda: evolve_run(loaded, out=out, workers=workers, dask=dask, progress=progress))
         _finish_run(result, plot_helper, progress)
 
@@ -129,13 +133,13 @@ def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: b
            dask: str | None, dask_tls_ca: Path | None, dask_tls_cert: Path | None, dask_tls_key: Path | None,
            dask_timeout: float) -> None:
     """Continue an interrupted run in RUN_DIR from its last checkpoint."""
-    from ga.evolution.run import resume as resume_run
-
     if local and dask is not None:
         raise click.UsageError("--local and --dask exclude each other")
-    _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
-    progress = Progress(quiet)
-    with _plot_helper(plots) as plot_helper:
+    with _plot_helper(plots) as plot_helper:  # first, as for evolve
+        from ga.evolution.run import resume as resume_run
+
+        _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
+        progress = Progress(quiet)
         result = _run_on(lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
                                             local=local, progress=progress))
         _finish_run(result, plot_helper, progress)
