@@ -212,6 +212,29 @@ def test_figures_are_drawn_unhinted_and_saved_fast_and_leave_the_process_setting
         assert data[image_data + 1] >> 6 == 0  # the zlib header's level: 0 for zlib's fastest (1)
 
 
+@pytest.mark.parametrize("release", [True, False])
+def test_plot_run_frees_each_figure_when_saved_unless_told_not_to(
+        release: bool, run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cleared: list[int] = []
+    savefig, clear = Figure.savefig, Figure.clear
+
+    def saving(self: Figure, *args: Any, **kwargs: Any) -> None:
+        savefig(self, *args, **kwargs)
+        self.saved_by_test = True  # type: ignore[attr-defined]
+
+    def clearing(self: Figure, *args: Any, **kwargs: Any) -> None:
+        if getattr(self, "saved_by_test", False):  # (a new figure clears itself too)
+            cleared.append(1)
+        clear(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", saving)
+    monkeypatch.setattr(Figure, "clear", clearing)
+    paths = plot_run(run_dir, out_dir=tmp_path, release=release)
+    assert len(cleared) == (len(paths) if release else 0)
+    for path in paths:
+        assert_png(path, RUN_PLOTS[path.stem])
+
+
 def test_plot_run_draws_the_named_figures_only(run_dir: Path, tmp_path: Path) -> None:
     assert tuple(RUN_PLOTS) == RUN_FIGURES  # the default draws them all, in this order
     paths = plot_run(run_dir, out_dir=tmp_path, figures=["mean_weights", "fitness", "win_rate"])
@@ -252,10 +275,10 @@ def test_every_text_fits_in_its_figure_without_overlap(
     checked: list[str] = []
     save = ga.analysis.plots._save
 
-    def check_then_save(figure: Figure, path: Path, *write: Any) -> Path:
+    def check_then_save(figure: Figure, path: Path, *write: Any, **options: Any) -> Path:
         assert_texts_fit(figure, path.stem)
         checked.append(path.stem)
-        return save(figure, path, *write)
+        return save(figure, path, *write, **options)
 
     monkeypatch.setattr(ga.analysis.plots, "_save", check_then_save)
     plot_run(run)

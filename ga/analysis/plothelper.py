@@ -203,7 +203,8 @@ def _plot_noting_warnings(run_dir: str, figures: Any = None) -> tuple[list[Path]
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        written = plot_run(run_dir) if figures is None else plot_run(run_dir, figures=figures)
+        # release=False: the process exits once it has drawn, so freeing each figure would be wasted.
+        written = plot_run(run_dir, figures=figures, release=False)
     return written, [str(warning.message) for warning in caught if issubclass(warning.category, UserWarning)]
 
 

@@ -286,16 +286,19 @@ def plot_weights(
     title: str = "weights",
     fmt: str | None = None,
     scale: float | None = None,
+    *,
+    release: bool = True,
 ) -> list[Path]:
     """Writes a heatmap of 64 (or 128, side by side) weights and returns ``[path]``.
 
-    The format comes from ``fmt`` (the suffix is then replaced) or from the suffix.
+    The format comes from ``fmt`` (the suffix is then replaced) or from the suffix;
+    ``release`` as for :func:`plot_run`.
     """
     path = _output_path(out_path, fmt)
     size = "weights" if np.asarray(weights).size == 64 else "weights_phases"
     figure = _new_figure(size)
     draw_weights(figure, weights, title, scale)
-    return [_save(figure, path)]
+    return [_save(figure, path, release=release)]
 
 
 def plot_run(
@@ -303,6 +306,8 @@ def plot_run(
     out_dir: str | os.PathLike[str] | None = None,
     fmt: str = "png",
     figures: Sequence[str] | None = None,
+    *,
+    release: bool = True,
 ) -> list[Path]:
     """Writes the figures of one run and returns the paths written, in :data:`RUN_FIGURES` order.
 
@@ -311,6 +316,9 @@ def plot_run(
     ``run_dir/plots``. A selected figure whose input file is missing
     (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) is skipped with a
     warning (none for ``games.csv`` when the run's config turned it off).
+    ``release=False`` leaves each figure's memory to the garbage collector rather
+    than freeing it when saved (a few milliseconds each), for a process that
+    exits once it has drawn.
 
     :raises RunDirError: if ``generations.csv`` (or another file a figure reads) is
         missing or damaged.
@@ -342,15 +350,16 @@ def plot_run(
         if fitness.get("coevolution") or fitness.get("hall_of_fame_games"):
             axes.text(0.01, 0.02, "includes games against the population and earlier champions, "
                       "whose strength rises with it", transform=axes.transAxes, fontsize=8, color="dimgrey")
-        written.append(_save(figure, out_dir / f"win_rate.{fmt}"))
+        written.append(_save(figure, out_dir / f"win_rate.{fmt}", release=release))
 
     if "win_rate_by_opponent" in selected:
         written.append(_save(_by_opponent_figure(generations, window, label),
-                             out_dir / f"win_rate_by_opponent.{fmt}"))
+                             out_dir / f"win_rate_by_opponent.{fmt}", release=release))
 
     if "opponent_bars" in selected:
         if games is not None:
-            written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}"))
+            written.append(_save(_opponent_bars_figure(games, label), out_dir / f"opponent_bars.{fmt}",
+                                 release=release))
         elif writes_games(run_dir):
             warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
         else:
@@ -360,7 +369,8 @@ def plot_run(
 
     if "fitness" in selected:
         unit = "mean disc difference" if fitness.get("score") == "disc_diff" else "win rate, draw = 1/2"
-        written.append(_save(_fitness_figure(generations, label, unit), out_dir / f"fitness.{fmt}"))
+        written.append(_save(_fitness_figure(generations, label, unit), out_dir / f"fitness.{fmt}",
+                             release=release))
 
     # One colour scale for the tables drawn together, so that equal colours are equal weights across them.
     largest = max((float(np.abs(t).max()) for t in tables.values()), default=1.0) or 1.0
@@ -376,10 +386,11 @@ def plot_run(
                 warnings.warn(f"{run_dir / (stem + '.csv')} does not exist; skipping {stem}", stacklevel=2)
             continue
         written += plot_weights(tables[stem], out_dir / f"{stem}.{fmt}", title=f"{titles[stem]}: {label}",
-                                scale=largest)
+                                scale=largest, release=release)
 
     if refine is not None:
-        written.append(_save(_refine_figure(refine, label), out_dir / f"{REFINE_FIGURE}.{fmt}"))
+        written.append(_save(_refine_figure(refine, label), out_dir / f"{REFINE_FIGURE}.{fmt}",
+                             release=release))
     elif figures is not None and REFINE_FIGURE in selected:
         warnings.warn(f"{refine_path} does not exist (the run has no [refine]); skipping {REFINE_FIGURE}",
                       stacklevel=2)
@@ -626,13 +637,15 @@ def _line_height(size: float) -> float:
     return 1.2 * size / 72
 
 
-def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write) -> Path:
+def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write, *,
+          release: bool = True) -> Path:
     """Writes the figure at its own size (no tight bbox, so pixel sizes are predictable), whole or not at all."""
     fmt = path.suffix.lstrip(".")
     image = io.BytesIO()
     with matplotlib.rc_context(_RENDERING):
         figure.savefig(image, format=fmt, dpi=DPI, metadata=_METADATA[fmt], **_SAVE_OPTIONS.get(fmt, {}))
-    figure.clear()  # frees the artists now rather than at garbage collection
+    if release:
+        figure.clear()  # frees the artists now rather than at garbage collection
     write(path, image.getvalue())
     return path
 
