@@ -535,7 +535,6 @@ def test_the_calling_thread_plays_the_games_the_workers_leave() -> None:
 def test_the_pool_threads_are_playing_before_the_calling_thread_does_its_own_work(
         workers: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # A pool thread needs the GIL to start its games; the calling thread's work would hold it.
-    monkeypatch.setattr(ga.games.executor, "POOL_START_SECONDS", 60.0)  # no give-up on a slow machine
     config = make_config(draw="all", games_per_opponent=64, colours="both")
     batch = Batch(PLAYER, population_tables(8, seed=4), opponent_labels(config), plan_generation(config, 1, 8))
     playing: list[int] = []
@@ -548,6 +547,8 @@ def test_the_pool_threads_are_playing_before_the_calling_thread_does_its_own_wor
     monkeypatch.setattr(ga.games.executor, "play_share", recording)
     seen: list[int] = []
     with ThreadPoolExecutor(workers - 1) as pool:
+        play_batch(batch, pool.map, workers, shared=True)  # a pool's new thread runs at once; a run's are waiting
+        playing.clear()
         diffs = play_batch(batch, pool.map, workers, shared=True, while_playing=lambda: seen.append(len(playing)))
     assert seen == [workers - 1]
     assert threading.get_ident() not in playing

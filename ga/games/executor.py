@@ -30,7 +30,7 @@ from engine._players import SharedPlan, play_plan
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
 __all__ = [
-    "CHEAPEST_GAME_SECONDS", "DASK_BATCHES_PER_WORKER", "POOL_START_SECONDS", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
+    "CHEAPEST_GAME_SECONDS", "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
     "opponent_costs", "opponent_player", "opponent_spec", "play_here", "play", "play_batch", "play_share", "shared_plan",
 ]
 
@@ -45,10 +45,6 @@ SHARE_MIN_SECONDS = 0.0005
 # here; a core 2.5 times faster would take 4 µs): a batch of more games than
 # SHARE_MIN_SECONDS / CHEAPEST_GAME_SECONDS is shared without measuring what its games cost.
 CHEAPEST_GAME_SECONDS = 4e-6
-# How long the calling thread waits for the pool threads to start their games before it does its own
-# work: starting takes the GIL, which that work (Python) would hold until the interpreter forces a
-# switch (5 ms), so without the wait the pool played nothing while the calling thread worked.
-POOL_START_SECONDS = 0.001
 # Tasks per Dask worker thread, of similar measured cost: each task costs a
 # scheduler round trip (docs/cluster.md has the measurements).
 DASK_BATCHES_PER_WORKER = 1
@@ -153,8 +149,8 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
     of similar cost (see :func:`ga.games.plan.split`). ``costs`` (seconds a
     game against each opponent label) also keeps a small shared batch in this
     thread alone. The results are the same either way. ``while_playing`` is called once, after the games are handed
-    out and before they are awaited: the workers play while this thread works (pool threads are first
-    given up to :data:`POOL_START_SECONDS` to start their games).
+    out and before they are awaited: the workers play while this thread works (this thread plays
+    until the pool threads have started their games).
     """
     if len(batch.plan) == 0:
         if while_playing is not None:
@@ -167,10 +163,12 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
         started = threading.Semaphore(0)
         results = map_function(_start_share, [games] * (parts - 1), [started] * (parts - 1))  # submits at once
         # Once in the engine a pool thread plays without the GIL; until then it needs the GIL that this
-        # thread's own work would hold.
-        for _ in range(parts - 1 if while_playing is not None else 0):
-            if not started.acquire(timeout=POOL_START_SECONDS):
-                break
+        # thread's own work would hold. So this thread plays, a game at a time (which frees the GIL),
+        # until the pool threads have started.
+        waiting = parts - 1 if while_playing is not None else 0
+        while waiting and games.play(1):
+            while waiting and started.acquire(blocking=False):
+                waiting -= 1
     else:
         pieces = [Batch(batch.player, batch.tables, batch.labels, part, batch.first, batch.opponents)
                   for part in split(batch.plan, parts, costs)]
