@@ -118,6 +118,18 @@ def test_distinct_pair_draws_what_random_sample_draws(seed: int, n: int, pairs: 
     assert random.getstate() == after
 
 
+@given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, -3.0, float("nan")]) | st.floats(allow_nan=True),
+                max_size=40), st.integers(0, 45))
+def test_sel_best_picks_what_deap_s_sel_best_picks(values: list[float], k: int) -> None:
+    from deap import tools
+
+    population = [creator.Individual([float(i)]) for i in range(len(values))]
+    for ind, value in zip(population, values):
+        ind.fitness.values = (value,)
+    assert [id(ind) for ind in operators.sel_best(population, k)] == [
+        id(ind) for ind in tools.selBest(population, k)]
+
+
 def test_mut_reset_with_probability_zero_and_one() -> None:
     random.seed(1)
     ind = individual([5.0] * 64)

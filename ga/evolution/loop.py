@@ -25,7 +25,7 @@ import numpy as np
 from deap import tools
 
 from ga.config import Config, result_settings
-from ga.evolution import fitness, tournament
+from ga.evolution import fitness, operators, tournament
 from ga.evolution.genome import expand, table_length
 from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, individuals, population_statistics
 from ga.games import executor
@@ -201,7 +201,7 @@ class GenerationLoop:
                 if pending is not None:
                     done = pending() or done
                 evaluated = time.perf_counter()
-                best = tools.selBest(population, 1)[0]
+                best = operators.sel_best(population, 1)[0]
                 champions = (champions + [list(expand(best, genome))])[-config.fitness.hall_of_fame_size:]
                 timings = {"evaluation_s": evaluated - bred, "variation_s": bred - started,
                            "generation_s": time.perf_counter() - started}
@@ -306,7 +306,7 @@ class GenerationLoop:
         """Writes the finished run's tables, after its final tournament if it has one."""
         config = self.config
         genome = config.population.genome
-        best_table = expand(tools.selBest(population, 1)[0], genome)
+        best_table = expand(operators.sel_best(population, 1)[0], genome)
         if config.final.games:
             started = time.perf_counter()
             label = "final tournament" if self.label == "GA" else f"{self.label}, final tournament"

@@ -75,7 +75,7 @@ def build_toolbox(config: Config) -> base.Toolbox:
     elif sel.method == "tournament":
         toolbox.register("select", tools.selTournament, tournsize=sel.tournament_size)
     elif sel.method == "best":
-        toolbox.register("select", tools.selBest)
+        toolbox.register("select", operators.sel_best)
     elif sel.method == "roulette":
         toolbox.register("select", operators.sel_fitness_proportional, method=tools.selRoulette)
     else:
@@ -107,8 +107,8 @@ def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[
     score must not survive forever).
     """
     sel, cx, mut = config.selection, config.crossover, config.mutation
-    # (selBest sorts the whole population even for none: the blog's runs keep no elites.)
-    elites = [toolbox.clone(ind) for ind in tools.selBest(population, sel.elitism)] if sel.elitism else []
+    # (A sort of the whole population even for none: the blog's runs keep no elites.)
+    elites = [toolbox.clone(ind) for ind in operators.sel_best(population, sel.elitism)] if sel.elitism else []
     if sel.reevaluate_elites:
         for elite in elites:
             del elite.fitness.values
