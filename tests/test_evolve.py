@@ -238,6 +238,25 @@ def test_manifest_versions_are_the_installed_packages(finished_run: tuple[Config
     assert manifest_module.versions()["pandas"] == "not installed"
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Metadata-Version: 2.1\nName: deap\nversion: 1.2\n\nVersion: 9\n", "1.2"),  # any case; never the body
+    ("Metadata-Version: 2.1\nName: deap\nSummary: a: b\nVersion:  3.0rc1 \n", "3.0rc1"),
+    ("Name: deap\n\nVersion: 9\n", "7.7"),  # none in the headers: what importlib.metadata says
+])
+def test_a_version_is_read_from_the_metadata_headers(text: str, expected: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from ga.rundir import manifest as manifest_module
+
+    class Distribution:
+        version = "7.7"
+
+        def read_text(self, name: str) -> str | None:
+            return text if name == "METADATA" else None
+
+    monkeypatch.setattr(manifest_module.metadata, "distribution", lambda name: Distribution())
+    assert manifest_module.versions()["deap"] == expected
+
+
 def test_logbook_frame_matches_generations_csv(finished_run: tuple[Config, Path, Any]) -> None:
     _, run_dir, result = finished_run
     frame = result.logbook_frame()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import email.parser
 import json
 import math
 import platform
@@ -32,14 +31,18 @@ def versions() -> dict[str, str]:
 def _version(package: str) -> str:
     """Returns an installed package's version, as ``importlib.metadata.version`` does but faster.
 
-    The core metadata's headers end at the first blank line; parsing them
-    alone skips the long description, which took most of the time (about
-    1 ms a package here) of every run's start.
+    The core metadata is RFC 822 headers, then the long description; the
+    version is one header line, found by a scan of the headers (the email
+    parser took about 0.5 ms a package here, at every run's start). Header
+    names are case-insensitive.
     """
     distribution = metadata.distribution(package)
     text = distribution.read_text("METADATA") or distribution.read_text("PKG-INFO") or ""
-    headers = email.parser.HeaderParser().parsestr(text.partition("\n\n")[0])
-    return headers["Version"] or distribution.version
+    for line in text.partition("\n\n")[0].splitlines():
+        name, colon, value = line.partition(":")
+        if colon and name.strip().lower() == "version":
+            return value.strip()
+    return distribution.version
 
 
 def now_iso() -> str:
