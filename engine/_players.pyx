@@ -610,6 +610,21 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
 
 # --- Python API -----------------------------------------------------------
 
+def _check_settings(str kind, int depth, double eps, int phase_move):
+    """Raises ValueError unless a player of ``kind`` can have these settings."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown player kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if depth < 1:
+        raise ValueError(f"player depth must be >= 1, got {depth}")
+    cap = _KIND_TABLE[canonical(kind)].max_depth
+    if cap and depth > cap:
+        raise ValueError(f"{kind} depth must be <= {cap}, got {depth}")
+    if not (0.0 <= eps <= 1.0):
+        raise ValueError(f"eps must be in [0, 1], got {eps}")
+    if not 1 <= phase_move <= 59:
+        raise ValueError(f"phase_move must be in 1..59, got {phase_move}")
+
+
 cdef class Player:
     """A computer player: ``Player("nhand_custom", 1, weights, eps=0.1)``.
 
@@ -634,17 +649,7 @@ cdef class Player:
         free(self.c)
 
     def __init__(self, str kind, int depth=1, weights=None, double eps=0.0, int phase_move=40):
-        if kind not in KINDS:
-            raise ValueError(f"unknown player kind {kind!r}; expected one of {', '.join(KINDS)}")
-        if depth < 1:
-            raise ValueError(f"player depth must be >= 1, got {depth}")
-        cap = _KIND_TABLE[canonical(kind)].max_depth
-        if cap and depth > cap:
-            raise ValueError(f"{kind} depth must be <= {cap}, got {depth}")
-        if not (0.0 <= eps <= 1.0):
-            raise ValueError(f"eps must be in [0, 1], got {eps}")
-        if not 1 <= phase_move <= 59:
-            raise ValueError(f"phase_move must be in 1..59, got {phase_move}")
+        _check_settings(kind, depth, eps, phase_move)
         if kind in WEIGHTED_KINDS:
             if weights is None:
                 raise ValueError(f"player kind {kind!r} needs 64 weights")
@@ -833,7 +838,7 @@ cdef class SharedPlan:
                  individual, opponent, member, seeds, colours, depths=None, Player first=None):
         if kind not in WEIGHTED_KINDS:
             raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
-        Player(kind, depth, np.zeros(64), eps, phase_move)  # validates the arguments
+        _check_settings(kind, depth, eps, phase_move)
         table_array = np.asarray(tables, dtype=np.float64)
         if table_array.ndim != 2:
             raise ValueError(f"tables must be a 2-D array, one row of weights per table; got {table_array.ndim} dimensions")
@@ -848,14 +853,11 @@ cdef class SharedPlan:
         self.against = np.ascontiguousarray(opponent, dtype=np.int32)
         self.members = np.ascontiguousarray(member, dtype=np.int32)
         self.colour_view = np.ascontiguousarray(colours, dtype=np.uint8)
-        cap = _KIND_TABLE[canonical(kind)].max_depth
+        cdef int cap = _KIND_TABLE[canonical(kind)].max_depth
         if depths is None:
             self.depth_view = np.full(n_games, depth, dtype=np.int32)
         else:
             self.depth_view = np.ascontiguousarray(depths, dtype=np.int32)
-            if self.depth_view.shape[0] == n_games and n_games and (
-                    np.min(self.depth_view) < 1 or np.max(self.depth_view) > cap):
-                raise ValueError(f"depths must be in 1..{cap} for {kind}")
         for name, view in (("individual", self.who), ("opponent", self.against), ("member", self.members),
                            ("colours", self.colour_view), ("depths", self.depth_view)):
             if view.shape[0] != n_games:
@@ -864,12 +866,6 @@ cdef class SharedPlan:
         self.first_player = first
         if first is not None:
             self.first_c = first.c
-        elif n_games and (np.min(self.who) < 0 or np.max(self.who) >= n_tables):
-            raise ValueError("individual indices must index the rows of tables")
-        if n_games and (np.min(self.against) < 0 or np.max(self.against) >= len(self.opponent_list)):
-            raise ValueError("opponent indices must index opponents")
-        if np.any(np.asarray(self.colour_view) > 1):
-            raise ValueError("colours must be 0 (black) or 1 (white)")
         cdef Py_ssize_t n_opponents = len(self.opponent_list)
         self.n_depths = cap + 1
         self.opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
@@ -881,12 +877,26 @@ cdef class SharedPlan:
         for i in range(n_opponents):
             if self.opponent_list[i] is not None:
                 self.opponent_c[i] = (<Player?>self.opponent_list[i]).c
-        cdef bint bad_member = False
-        with nogil:  # a C loop: plans hold thousands of games
+        # Every index checked in one C loop (numpy's min and max, a few microseconds each, cost more
+        # than the loop on a generation's plan), each kind of fault raised as before, in this order.
+        cdef bint bad_depth = False, bad_who = False, bad_against = False, bad_colour = False, bad_member = False
+        with nogil:
             for i in range(n_games):
-                if self.opponent_c[self.against[i]] == NULL and not 0 <= self.members[i] < n_tables:
+                bad_depth |= not 1 <= self.depth_view[i] <= cap
+                bad_who |= self.first_c == NULL and not 0 <= self.who[i] < n_tables
+                if not 0 <= self.against[i] < n_opponents:
+                    bad_against = True
+                elif self.opponent_c[self.against[i]] == NULL and not 0 <= self.members[i] < n_tables:
                     bad_member = True
-                    break
+                bad_colour |= self.colour_view[i] > 1
+        if bad_depth and depths is not None:
+            raise ValueError(f"depths must be in 1..{cap} for {kind}")
+        if bad_who:
+            raise ValueError("individual indices must index the rows of tables")
+        if bad_against:
+            raise ValueError("opponent indices must index opponents")
+        if bad_colour:
+            raise ValueError("colours must be 0 (black) or 1 (white)")
         if bad_member:
             raise ValueError("member indices must index the rows of tables")
         self.result = np.empty(n_games, dtype=np.int32)

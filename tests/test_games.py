@@ -245,6 +245,18 @@ def _plan_args(**changes: object) -> dict[str, object]:
     ({"opponent": np.array([0, 2], np.int32)}, "opponent indices"),
     ({"colours": np.array([0, 2], np.uint8)}, "colours must be 0"),
     ({"member": np.array([-1, 2], np.int32)}, "member indices"),  # game 1 is against a member
+    ({"individual": np.array([-1, 0], np.int32)}, "individual indices"),
+    ({"opponent": np.array([-1, 1], np.int32)}, "opponent indices"),
+    ({"member": np.array([-1, -1], np.int32)}, "member indices"),
+    ({"eps": 1.5}, "eps must be in"),
+    ({"depth": 0}, "depth must be >= 1"),
+    ({"phase_move": 60}, "phase_move must be in"),
+    ({"depths": np.array([1, 0], np.int32)}, "depths must be in"),
+    ({"depths": np.array([1], np.int32)}, "depths has 1 entries"),
+    # several faults: the first of individual, opponent, colours, member is named
+    ({"individual": np.array([0, 5], np.int32), "colours": np.array([3, 0], np.uint8)}, "individual indices"),
+    ({"opponent": np.array([7, 1], np.int32), "colours": np.array([3, 0], np.uint8)}, "opponent indices"),
+    ({"colours": np.array([0, 3], np.uint8), "member": np.array([-1, 9], np.int32)}, "colours must be 0"),
 ])
 def test_a_bad_plan_is_refused_before_any_game(changes: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
