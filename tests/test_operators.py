@@ -130,6 +130,25 @@ def test_sel_best_picks_what_deap_s_sel_best_picks(values: list[float], k: int) 
         id(ind) for ind in tools.selBest(population, k)]
 
 
+@given(st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=70))
+def test_fitness_statistics_are_deap_s_statistics_of_numpy_s_functions(values: list[float]) -> None:
+    from deap import tools
+
+    from ga.evolution.toolbox import fitness_statistics
+
+    population = [creator.Individual([0.0]) for _ in values]
+    for ind, value in zip(population, values):
+        ind.fitness.values = (value,)
+    stats = tools.Statistics(key=lambda ind: ind.fitness.values[0])
+    for name, function in (("fitness_min", np.min), ("fitness_mean", np.mean), ("fitness_max", np.max),
+                           ("fitness_std", np.std)):
+        stats.register(name, function)
+    expected = stats.compile(population)
+    found = fitness_statistics(population)
+    assert list(found) == list(expected)
+    assert all(repr(float(found[key])) == repr(float(expected[key])) for key in expected)  # the same digits
+
+
 def test_mut_reset_with_probability_zero_and_one() -> None:
     random.seed(1)
     ind = individual([5.0] * 64)

@@ -27,7 +27,7 @@ from deap import tools
 from ga.config import Config, result_settings
 from ga.evolution import fitness, operators, tournament
 from ga.evolution.genome import expand, table_length
-from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, individuals, population_statistics
+from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, fitness_statistics, individuals
 from ga.games import executor
 from ga.games.plan import GamePlan
 from ga.games.seeds import Stream, derive_seed
@@ -155,7 +155,6 @@ class GenerationLoop:
         genome = config.population.genome
         hall_of_fame = HallOfFame(config.fitness.hall_of_fame_size, similar=lambda a, b: list(a) == list(b))
         logbook = tools.Logbook()
-        stats = population_statistics()
         if checkpoint is None:
             random.seed(derive_seed(seed, Stream.INIT))
             population = toolbox.population(n=config.population.size)
@@ -210,7 +209,7 @@ class GenerationLoop:
                 # The rest waits for the next generation's games (breeding needs only the fitness).
                 pending = PendingSave(
                     self._bookkeeping(generation, population, result, timings, hall_of_fame, logbook,
-                                      stats, champions, games_played, elapsed),
+                                      champions, games_played, elapsed),
                     self.writer, result, bar)
                 if generation + 1 == total or self.stop.signal is not None:
                     done = pending() or done
@@ -259,7 +258,7 @@ class GenerationLoop:
 
     def _bookkeeping(self, generation: int, population: list[Any], result: fitness.Generation,
                      timings: dict[str, float], hall_of_fame: tools.HallOfFame, logbook: tools.Logbook,
-                     stats: tools.Statistics, champions: list[list[float]], games_played: int, elapsed: float,
+                     champions: list[list[float]], games_played: int, elapsed: float,
                      ) -> Callable[[], tuple[dict[str, Any], Checkpoint | None]]:
         """Returns what completes ``generation``'s record and makes its checkpoint if one is due.
 
@@ -272,7 +271,7 @@ class GenerationLoop:
         def finish() -> tuple[dict[str, Any], Checkpoint | None]:
             hall_of_fame.update(population)
             genes = result.genes
-            full = result.record | stats.compile(population)
+            full = result.record | fitness_statistics(population)
             full["best_fitness"] = hall_of_fame[0].fitness.values[0]
             full["diversity"] = diversity(genes)
             full |= timings
