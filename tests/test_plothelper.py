@@ -228,3 +228,42 @@ def test_a_run_takes_the_helper_started_early_and_one_without_figures_ends_it(
     ga.analysis.plothelper.start_early()
     ga.analysis.plothelper._end_early()  # what the script does at exit with a helper no run took
     assert started[2].process is None and ga.analysis.plothelper.take_early() is None
+
+
+def test_the_helper_s_group_gives_way_while_the_run_plays_and_not_once_asked_to_draw(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import json
+
+    set_to: list[int] = []
+    monkeypatch.setattr(ga.analysis.plothelper, "_set_group_priority", set_to.append)
+    monkeypatch.setattr(ga.analysis.plothelper, "_end_with", lambda parent: None)
+    monkeypatch.setattr(ga.analysis.plothelper, "_draw", lambda run_dir: ([], []))
+
+    def leave(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(ga.analysis.plothelper.os, "_exit", leave)
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"run_dir": str(tmp_path)}) + "\n"))
+    with pytest.raises(SystemExit):
+        ga.analysis.plothelper.serve(1)
+    assert set_to == [ga.analysis.plothelper.AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS, 0]
+    set_to.clear()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the run ended without asking
+    ga.analysis.plothelper.serve(1)
+    assert set_to == [ga.analysis.plothelper.AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS]
+
+
+def test_only_a_session_leader_sets_its_group_s_priority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    group = tmp_path / "autogroup"  # stands in for /proc/self/autogroup
+    monkeypatch.setattr(ga.analysis.plothelper, "AUTOGROUP", str(group))
+    monkeypatch.setattr(ga.analysis.plothelper.os, "getsid", lambda pid: 4321)
+    monkeypatch.setattr(ga.analysis.plothelper.os, "getpid", lambda: 1234)
+    assert ga.analysis.plothelper._set_group_priority(19) is False  # the group holds other processes
+    assert not group.exists()
+    monkeypatch.setattr(ga.analysis.plothelper.os, "getpid", lambda: 4321)
+    assert ga.analysis.plothelper._set_group_priority(19) is True
+    assert group.read_text() == "19\n"
+    monkeypatch.setattr(ga.analysis.plothelper, "AUTOGROUP", str(tmp_path / "none" / "autogroup"))
+    assert ga.analysis.plothelper._set_group_priority(0) is False  # no autogroup here: nothing changes

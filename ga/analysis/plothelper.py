@@ -25,7 +25,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORK_SHARE", "PlotHelper", "checkout_environment", "serve", "start_early", "take_early"]
+__all__ = ["AUTOGROUP", "AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS", "FORK_SHARE", "PlotHelper", "checkout_environment", "serve",
+           "start_early", "take_early"]
+
+#: Where Linux shows this process's autogroup, and the nice value the helper's group has while the run plays.
+AUTOGROUP = "/proc/self/autogroup"
+AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS = 19
 
 #: The figures the helper's fork draws while the helper draws the others
 #: (about half of the drawing time each).
@@ -161,11 +166,13 @@ def serve(parent: int | None = None) -> None:
     At end of file (the run stopped or died) it exits without drawing.
     """
     _end_with(os.getppid() if parent is None else parent)  # the run's id, in case it died before this started
+    _set_group_priority(AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS)
     import ga.analysis.plots  # noqa: F401  (the point of starting early)
 
     line = sys.stdin.readline()
     if not line:
         return
+    _set_group_priority(0)  # the run now waits for the figures
     try:
         paths, said = _draw(json.loads(line)["run_dir"])
         reply: dict[str, Any] = {"written": [os.fspath(path) for path in paths], "warnings": said}
@@ -179,6 +186,28 @@ def serve(parent: int | None = None) -> None:
         pass
     # Done: skip the interpreter's teardown of matplotlib and pandas, which the run waits for.
     os._exit(0)
+
+
+def _set_group_priority(nice: int) -> bool:
+    """Sets the nice value of this process's scheduling group (Linux's autogroup); says whether it could.
+
+    The helper has a session of its own, so under autogroup scheduling (most
+    Linux desktops and servers) it is a group of its own, which the kernel
+    shares the cores with as evenly as with the run's whole group: its
+    imports took about a core from the run's two threads, whatever its own
+    nice value. An autogroup's nice value can be raised, and set back to 0,
+    without privileges. Elsewhere (no autogroup, not Linux) nothing changes,
+    and neither does it in a process that does not lead its session (whose
+    group would hold other processes).
+    """
+    try:
+        if not hasattr(os, "getsid") or os.getsid(0) != os.getpid():
+            return False
+        with open(AUTOGROUP, "w") as handle:
+            handle.write(f"{nice}\n")
+    except OSError:
+        return False
+    return True
 
 
 def _end_with(parent: int) -> None:
