@@ -328,6 +328,22 @@ def test_random_table_games_score_what_the_engine_plays() -> None:
     assert result.record[f"win_rate_vs_{RANDOM_TABLE}"] >= 0
 
 
+def test_without_hall_of_fame_games_the_champions_take_no_rows_and_change_no_game() -> None:
+    from ga.evolution.fitness import evaluate_generation
+    from ga.evolution.toolbox import build_toolbox, individuals
+
+    config = make_config(size=3, draw="one", random_table_games=4, eps=0.0)
+    genes = [list(ind) for ind in build_toolbox(config).population(n=3)]
+    label = opponent_labels(config).index(RANDOM_TABLE)
+    plan = plan_generation(config, 2, 3, champions=5)
+    assert set(plan.member[plan.opponent == label].tolist()) == {3, 4, 5, 6}  # right after the population
+    champions = np.random.default_rng(1).uniform(-1, 1, size=(5, 64)).tolist()
+    alone = evaluate_generation(individuals(genes, [None] * 3, [0] * 3), 2, config, [], (map, 1, True))
+    beside = evaluate_generation(individuals(genes, [None] * 3, [0] * 3), 2, config, champions, (map, 1, True))
+    assert beside.diffs.tolist() == alone.diffs.tolist()
+    assert np.array_equal(beside.plan.member, alone.plan.member)
+
+
 def test_opponent_labels() -> None:
     assert opponent_labels(make_config()) == ["random", "nhand:1", "nmost:1"]
     assert opponent_labels(make_config(coevolution=1, hall_of_fame_games=1, random_table_games=2)) == [

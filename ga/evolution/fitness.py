@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import parse_spec
+from engine import PlayerSpec, parse_spec
 from ga.config import Config
 from ga.evolution.genome import expand_many, gene_matrix, table_length
 from ga.games import executor, scoring
@@ -62,7 +62,8 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
     """Returns every game of a generation of ``size`` individuals.
 
     Rows ``size ..`` of the tables are the ``champions`` (hall of fame of
-    earlier generations' best), played in hall_of_fame games.
+    earlier generations' best), played in hall_of_fame games; without those
+    games the tables do not hold them.
     """
     fit = config.fitness
     seed = config.experiment.seed
@@ -101,7 +102,8 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
         parts.append(_member_games(seed, generation, labels.index(HALL_OF_FAME), picks))
     if fit.random_table_games:
         # Every individual meets the same tables (rows after the champions), table k in colour k % 2.
-        picks = size + champions + np.tile(np.arange(fit.random_table_games), (size, 1))
+        picks = size + (champions if fit.hall_of_fame_games else 0) + np.tile(np.arange(fit.random_table_games),
+                                                                              (size, 1))
         parts.append(_member_games(seed, generation, labels.index(RANDOM_TABLE), picks))
     if len(parts) > 1:  # group each individual's games (the first part alone is grouped already)
         plan = GamePlan.concatenate(parts)
@@ -198,10 +200,16 @@ def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch
 
 def player_args(config: Config) -> tuple[str, int, float, int]:
     """Returns (kind, depth, eps, phase_move) of the evolved player."""
-    spec = parse_spec(config.fitness.player)
+    spec = _parsed(config.fitness.player)
     return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move)
 
 
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(spec: str) -> PlayerSpec:
+    """:func:`engine.parse_spec`, once per spec (a frozen result; it runs every generation)."""
+    return parse_spec(spec)
 
 
 @dataclass
@@ -260,7 +268,7 @@ def evaluate_generation(
     size = len(population)
     genes = gene_matrix(population)
     tables = expand_many(genes, config.population.genome)
-    if len(champions):
+    if len(champions) and config.fitness.hall_of_fame_games:  # (only their games need them)
         tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
     if config.fitness.random_table_games:
         tables = np.vstack([tables, generation_random_tables(config, generation)])
@@ -268,14 +276,16 @@ def evaluate_generation(
     if plan is None:
         plan = plan_generation(config, generation, size, len(champions))
     todo = np.array([not ind.fitness.valid for ind in population])
-    plan = plan.subset(todo[plan.individual])
+    if not todo.all():
+        plan = plan.subset(todo[plan.individual])
     batch = executor.Batch(player_args(config), tables, labels, plan)
     map_function, parts, shared = game_map
     diffs = executor.play_batch(batch, map_function, parts, shared=shared, costs=costs, while_playing=while_playing)
-    values = scoring.scores(plan.individual, diffs, size, config.fitness.score)
-    for i in np.flatnonzero(todo):
-        population[i].fitness.values = (float(values[i]),)
-        population[i].born = generation
+    values = scoring.scores(plan.individual, diffs, size, config.fitness.score).tolist()
+    for i in np.flatnonzero(todo).tolist():
+        individual = population[i]
+        individual.fitness.values = (values[i],)
+        individual.born = generation
     return Generation(generation, plan, labels, diffs, genes)
 
 
