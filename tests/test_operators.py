@@ -149,6 +149,20 @@ def test_fitness_statistics_are_deap_s_statistics_of_numpy_s_functions(values: l
     assert all(repr(float(found[key])) == repr(float(expected[key])) for key in expected)  # the same digits
 
 
+def test_an_unevaluated_copy_has_the_genes_and_birth_and_no_fitness() -> None:
+    from ga.evolution.toolbox import unevaluated_copy
+
+    parent = creator.Individual([0.25, -1.0, 0.5])
+    parent.fitness.values = (0.75,)
+    parent.born = 7
+    child = unevaluated_copy(parent)
+    assert child == parent and child is not parent and type(child) is type(parent)
+    assert child.born == 7 and not child.fitness.valid and parent.fitness.values == (0.75,)
+    child[0] = 9.0
+    child.fitness.values = (0.1,)
+    assert parent[0] == 0.25 and parent.fitness.values == (0.75,)  # nothing shared
+
+
 def test_mut_reset_with_probability_zero_and_one() -> None:
     random.seed(1)
     ind = individual([5.0] * 64)

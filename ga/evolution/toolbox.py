@@ -19,7 +19,7 @@ from ga.config import Config
 from ga.evolution import operators
 from ga.evolution.genome import genome_length
 
-__all__ = ["HallOfFame", "breed", "build_toolbox", "clone", "fitness_statistics", "individuals"]
+__all__ = ["HallOfFame", "breed", "build_toolbox", "clone", "fitness_statistics", "individuals", "unevaluated_copy"]
 
 if not hasattr(creator, "FitnessMax"):
     creator.create("FitnessMax", base.Fitness, weights=(1.0,))
@@ -36,6 +36,15 @@ def clone(individual: Any) -> Any:
     # What FitnessMax() makes, without its __init__: this runs for every child of every generation.
     copy.fitness = creator.FitnessMax.__new__(creator.FitnessMax)
     copy.fitness.wvalues = individual.fitness.wvalues  # a tuple: safe to share
+    copy.born = individual.born
+    return copy
+
+
+def unevaluated_copy(individual: Any) -> Any:
+    """Returns a copy of an individual's genes and birth generation with no fitness (a child to be evaluated)."""
+    copy = creator.Individual.__new__(creator.Individual)
+    list.__init__(copy, individual)
+    copy.fitness = creator.FitnessMax.__new__(creator.FitnessMax)  # no values: the class's empty wvalues
     copy.born = individual.born
     return copy
 
@@ -114,16 +123,18 @@ def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[
             del elite.fitness.values
     parents = toolbox.select(population, config.population.parents)
     children = []
+    # Looked up once: this loop runs for every child of every generation.
+    mate, mutate, crossing, draw, count = toolbox.mate, toolbox.mutate, cx.probability, random.random, len(parents)
+    clipped = cx.method == "blend" or mut.method == "gaussian"
     for _ in range(config.population.size - sel.elitism):
-        first, second = operators.distinct_pair(len(parents))
+        first, second = operators.distinct_pair(count)
         # The second offspring is thrown away: a plain copy of its genes is all the crossover needs.
-        child, other = toolbox.clone(parents[first]), list(parents[second])
-        if random.random() < cx.probability:
-            toolbox.mate(child, other)
-        toolbox.mutate(child)
-        if cx.method == "blend" or mut.method == "gaussian":
+        child, other = unevaluated_copy(parents[first]), list(parents[second])
+        if draw() < crossing:
+            mate(child, other)
+        mutate(child)
+        if clipped:
             operators.clip(child, mut.low, mut.high)
-        del child.fitness.values
         children.append(child)
     return elites + children
 
