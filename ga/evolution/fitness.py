@@ -101,9 +101,10 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
         picks = size + rng.choice(champions, size=(size, fit.hall_of_fame_games))
         parts.append(_member_games(seed, generation, labels.index(HALL_OF_FAME), picks))
     if fit.random_table_games:
-        # Every individual meets the same tables (rows after the champions), table k in colour k % 2.
-        picks = size + (champions if fit.hall_of_fame_games else 0) + np.tile(np.arange(fit.random_table_games),
-                                                                              (size, 1))
+        # Every individual meets the same tables (rows after the champions, where there are champions'
+        # games), table k in colour k % 2.
+        first_table = size + (champions if fit.hall_of_fame_games else 0)
+        picks = first_table + np.tile(np.arange(fit.random_table_games), (size, 1))
         parts.append(_member_games(seed, generation, labels.index(RANDOM_TABLE), picks))
     if len(parts) > 1:  # group each individual's games (the first part alone is grouped already)
         plan = GamePlan.concatenate(parts)
@@ -202,8 +203,6 @@ def player_args(config: Config) -> tuple[str, int, float, int]:
     """Returns (kind, depth, eps, phase_move) of the evolved player."""
     spec = _parsed(config.fitness.player)
     return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move)
-
-
 
 
 @functools.lru_cache(maxsize=64)

@@ -77,10 +77,11 @@ def gene_matrix(population: Sequence[Sequence[float]]) -> np.ndarray:
 
     ``np.array`` reads a list of lists (DEAP individuals) element by element
     through the sequence protocol; one pass over the chained genes takes two
-    thirds of its time, and this runs twice a generation.
+    thirds of its time, and this runs every generation.
     """
     width = len(population[0]) if len(population) else 0
-    return np.fromiter(chain.from_iterable(population), np.float64, len(population) * width).reshape(len(population), width)
+    genes = np.fromiter(chain.from_iterable(population), np.float64, len(population) * width)
+    return genes.reshape(len(population), width)
 
 
 def expand_many(genes: np.ndarray, genome: str) -> np.ndarray:

@@ -29,23 +29,21 @@ if not hasattr(creator, "Individual"):
     creator.create("Individual", list, fitness=creator.FitnessMax, born=0)
 
 
-def clone(individual: Any) -> Any:
-    """Returns a copy of an individual with its fitness (``deepcopy`` is far slower on 64 floats)."""
-    copy = creator.Individual.__new__(creator.Individual)
-    list.__init__(copy, individual)
-    # What FitnessMax() makes, without its __init__: this runs for every child of every generation.
-    copy.fitness = creator.FitnessMax.__new__(creator.FitnessMax)
-    copy.fitness.wvalues = individual.fitness.wvalues  # a tuple: safe to share
-    copy.born = individual.born
-    return copy
-
-
 def unevaluated_copy(individual: Any) -> Any:
     """Returns a copy of an individual's genes and birth generation with no fitness (a child to be evaluated)."""
     copy = creator.Individual.__new__(creator.Individual)
     list.__init__(copy, individual)
-    copy.fitness = creator.FitnessMax.__new__(creator.FitnessMax)  # no values: the class's empty wvalues
+    # What FitnessMax() makes, without its __init__ (no values: the class's empty wvalues): this runs
+    # for every child of every generation.
+    copy.fitness = creator.FitnessMax.__new__(creator.FitnessMax)
     copy.born = individual.born
+    return copy
+
+
+def clone(individual: Any) -> Any:
+    """Returns a copy of an individual with its fitness (``deepcopy`` is far slower on 64 floats)."""
+    copy = unevaluated_copy(individual)
+    copy.fitness.wvalues = individual.fitness.wvalues  # a tuple: safe to share
     return copy
 
 
