@@ -62,8 +62,8 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
     """Returns every game of a generation of ``size`` individuals.
 
     Rows ``size ..`` of the tables are the ``champions`` (hall of fame of
-    earlier generations' best), played in hall_of_fame games; without those
-    games the tables do not hold them.
+    earlier generations' best) when they play hall_of_fame games
+    (:func:`champion_rows`), then the generation's random tables.
     """
     fit = config.fitness
     seed = config.experiment.seed
@@ -101,10 +101,8 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
         picks = size + rng.choice(champions, size=(size, fit.hall_of_fame_games))
         parts.append(_member_games(seed, generation, labels.index(HALL_OF_FAME), picks))
     if fit.random_table_games:
-        # Every individual meets the same tables (rows after the champions, where there are champions'
-        # games), table k in colour k % 2.
-        first_table = size + (champions if fit.hall_of_fame_games else 0)
-        picks = first_table + np.tile(np.arange(fit.random_table_games), (size, 1))
+        # Every individual meets the same tables (rows after the champions'), table k in colour k % 2.
+        picks = size + champion_rows(config, champions) + np.tile(np.arange(fit.random_table_games), (size, 1))
         parts.append(_member_games(seed, generation, labels.index(RANDOM_TABLE), picks))
     if len(parts) > 1:  # group each individual's games (the first part alone is grouped already)
         plan = GamePlan.concatenate(parts)
@@ -114,6 +112,11 @@ def plan_generation(config: Config, generation: int, size: int, champions: int =
     if fit.depths:
         plan = spread_over_depths(plan, fit.depths, specs, labels)
     return plan
+
+
+def champion_rows(config: Config, champions: int) -> int:
+    """Returns how many rows of a generation's tables hold champions: all of them for hall-of-fame games, else none."""
+    return champions if config.fitness.hall_of_fame_games else 0
 
 
 def _colours(colours: str, per_opponent: int, generation: int, shape: tuple[int, int],
@@ -267,7 +270,7 @@ def evaluate_generation(
     size = len(population)
     genes = gene_matrix(population)
     tables = expand_many(genes, config.population.genome)
-    if len(champions) and config.fitness.hall_of_fame_games:  # (only their games need them)
+    if champion_rows(config, len(champions)):
         tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
     if config.fitness.random_table_games:
         tables = np.vstack([tables, generation_random_tables(config, generation)])
