@@ -38,9 +38,15 @@ def blas_core(cpuinfo: str) -> str | None:
     return None
 
 
-def _pin_blas_core() -> None:
+def _settle_blas() -> None:
     # Only before numpy loads (OpenBLAS chooses once, when it loads), and never over the user's own choice.
-    if "numpy" in sys.modules or "OPENBLAS_CORETYPE" in os.environ or not sys.platform.startswith("linux"):
+    if "numpy" in sys.modules:
+        return
+    # One BLAS thread: the engine's threads do the parallel work, and the BLAS work here (the CMA-ES's
+    # small products) gains nothing from more. OpenBLAS starts a thread per core as it loads, and each
+    # spins on a core for about 0.1 s before it sleeps: time taken from a short run's games and start-up.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if "OPENBLAS_CORETYPE" in os.environ or not sys.platform.startswith("linux"):
         return
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
@@ -52,7 +58,7 @@ def _pin_blas_core() -> None:
         os.environ["OPENBLAS_CORETYPE"] = core
 
 
-_pin_blas_core()
+_settle_blas()
 
 _API = {
     "evolve": "ga.evolution.run",

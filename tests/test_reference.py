@@ -157,6 +157,42 @@ def test_the_users_own_blas_kernels_are_kept() -> None:
     assert shown.stdout.strip() == "Prescott"
 
 
+# How many threads the OpenBLAS that numpy loaded runs, asked of the library itself (-1: not found).
+BLAS_THREADS = """
+import ctypes, glob, os, sys
+if sys.argv[1] == "ga":
+    import ga
+import numpy
+found = -1
+for path in glob.glob(os.path.join(os.path.dirname(numpy.__file__) + ".libs", "*openblas*")):
+    for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_", "openblas_get_num_threads"):
+        if hasattr(ctypes.CDLL(path), name):
+            found = getattr(ctypes.CDLL(path), name)()
+            break
+print(found)
+"""
+
+
+def _blas_threads(first: str, **env: str) -> int:
+    import os
+    import subprocess
+    import sys
+
+    # OpenBLAS also obeys OMP_NUM_THREADS and GOTO_NUM_THREADS (which Dask's workers set in this process).
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    shown = subprocess.run([sys.executable, "-c", BLAS_THREADS, first], capture_output=True, text=True,
+                           env={**base, **env}, cwd=ROOT, check=True)
+    return int(shown.stdout)
+
+
+def test_openblas_runs_one_thread_under_ga_and_the_users_own_count_is_kept() -> None:
+    """OpenBLAS's own threads spin on the cores the engine plays on; a user's OPENBLAS_NUM_THREADS wins."""
+    if _blas_threads("numpy") in (-1, 1):
+        pytest.skip("this numpy's OpenBLAS does not say its threads, or runs one anyway")
+    assert _blas_threads("ga") == 1
+    assert _blas_threads("ga", OPENBLAS_NUM_THREADS="2") == 2
+
+
 @pytest.mark.parametrize(("cpuinfo", "core"), [
     ("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n", "Haswell"),
     ("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 avx512f fma\nflags\t: x\n", "Haswell"),
