@@ -432,6 +432,24 @@ cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square, ui
     return 0.0
 
 
+cdef inline bint likely_above(const Search* s, uint64_t P, uint64_t O, double floor) noexcept nogil:
+    """Says whether the bounds the transposition table holds for (P, O), at any depth, put its value
+    for the side that just moved at ``floor`` or above: a guess, never a value."""
+    cdef Entry* entry
+    if s.table == NULL:
+        return False
+    entry = slot(s, P, O)
+    if entry.P != P or entry.O != O:
+        return False
+    if entry.lower > -INFINITY and entry.upper < INFINITY:
+        return -(entry.lower + entry.upper) * 0.5 >= floor
+    if entry.upper < INFINITY:
+        return -entry.upper >= floor
+    if entry.lower > -INFINITY:
+        return -entry.lower >= floor
+    return False
+
+
 cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil:
     """Returns the move :func:`choose_move` picks for an alpha-beta player, searching no more than it must.
 
@@ -440,31 +458,47 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
     search's: the first move's value is searched whole; each other move is
     first tested with a null window just below the running best less the tie
     tolerance, and only a move that passes (a new best, or a tie) is searched
-    whole for its exact value.
+    whole for its exact value. A move that looks like a new best (it scores
+    more one ply deep than the running best did, or the transposition table's
+    bounds from earlier searches put it above the floor) skips the null
+    window: its search with the window open above the floor says "below" as
+    surely, and otherwise gives the exact value at once.
     """
-    cdef uint64_t bit, flips
+    cdef uint64_t bit, flips, tP, tO
     cdef int square, choice = PASS, ties = 0, depth = s.pc.depth - 1
-    cdef double score, tolerance, best = -INFINITY, floor
+    cdef double score, tolerance, best = -INFINITY, floor, gain, best_gain = 0.0
     while moves:
         square = first_bit(moves)
         bit = moves & (<uint64_t>0 - moves)
         moves ^= bit
         flips = get_flips(square, P, O)
+        tP = O ^ flips
+        tO = P ^ flips ^ bit
+        gain = -evaluate(s.pc, tP, tO)  # the move's score one ply deep: a guess at which moves are new bests
         if ties == 0:
-            score = -search(s, O ^ flips, P ^ flips ^ bit, depth, -INFINITY, INFINITY)
+            score = -search(s, tP, tO, depth, -INFINITY, INFINITY)
             best = score
+            best_gain = gain
             choice = square
             ties = 1
             continue
         tolerance = TIE_TOLERANCE * (fabs(best) + 1.0)
         floor = best - tolerance
-        # Below the floor the move is neither a tie nor a new best: no need to know by how much.
-        score = -search(s, O ^ flips, P ^ flips ^ bit, depth, -floor, -nextafter(floor, -INFINITY))
-        if score < floor:
-            continue
-        score = -search(s, O ^ flips, P ^ flips ^ bit, depth, -INFINITY, -nextafter(floor, -INFINITY))
+        if gain > best_gain or likely_above(s, tP, tO, floor):
+            # Likely a new best, whose exact value is needed: searched for it at once. A move below the
+            # floor after all fails low here, at about the cost of the null window it skipped.
+            score = -search(s, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
+            if score < floor:
+                continue
+        else:
+            # Below the floor the move is neither a tie nor a new best: no need to know by how much.
+            score = -search(s, tP, tO, depth, -floor, -nextafter(floor, -INFINITY))
+            if score < floor:
+                continue
+            score = -search(s, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
         if score > best + tolerance:
             best = score
+            best_gain = gain
             choice = square
             ties = 1
         elif score >= floor:
