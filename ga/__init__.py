@@ -38,6 +38,10 @@ def blas_core(cpuinfo: str) -> str | None:
     return None
 
 
+#: What OpenBLAS reads for its thread count, first found first: a user's own is kept.
+BLAS_THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
 def _settle_blas() -> None:
     # Only before numpy loads (OpenBLAS chooses once, when it loads), and never over the user's own choice.
     if "numpy" in sys.modules:
@@ -45,7 +49,8 @@ def _settle_blas() -> None:
     # One BLAS thread: the engine's threads do the parallel work, and the BLAS work here (the CMA-ES's
     # small products) gains nothing from more. OpenBLAS starts a thread per core as it loads, and each
     # spins on a core for about 0.1 s before it sleeps: time taken from a short run's games and start-up.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if not any(name in os.environ for name in BLAS_THREAD_SETTINGS):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
     if "OPENBLAS_CORETYPE" in os.environ or not sys.platform.startswith("linux"):
         return
     try:

@@ -186,11 +186,12 @@ def _blas_threads(first: str, **env: str) -> int:
 
 
 def test_openblas_runs_one_thread_under_ga_and_the_users_own_count_is_kept() -> None:
-    """OpenBLAS's own threads spin on the cores the engine plays on; a user's OPENBLAS_NUM_THREADS wins."""
+    """OpenBLAS's own threads spin on the cores the engine plays on; a user's own thread count wins."""
     if _blas_threads("numpy") in (-1, 1):
         pytest.skip("this numpy's OpenBLAS does not say its threads, or runs one anyway")
     assert _blas_threads("ga") == 1
     assert _blas_threads("ga", OPENBLAS_NUM_THREADS="2") == 2
+    assert _blas_threads("ga", OMP_NUM_THREADS="2") == 2
 
 
 @pytest.mark.parametrize(("cpuinfo", "core"), [
