@@ -466,7 +466,7 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
     """
     cdef uint64_t bit, flips, tP, tO
     cdef int square, choice = PASS, ties = 0, depth = s.pc.depth - 1
-    cdef double score, tolerance, best = -INFINITY, floor, gain, best_gain = 0.0
+    cdef double score, tolerance, best = -INFINITY, floor, one_ply, best_one_ply = 0.0
     while moves:
         square = first_bit(moves)
         bit = moves & (<uint64_t>0 - moves)
@@ -474,17 +474,17 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
         flips = get_flips(square, P, O)
         tP = O ^ flips
         tO = P ^ flips ^ bit
-        gain = -evaluate(s.pc, tP, tO)  # the move's score one ply deep: a guess at which moves are new bests
+        one_ply = -evaluate(s.pc, tP, tO)  # the move's score one ply deep: a guess at which moves are new bests
         if ties == 0:
             score = -search(s, tP, tO, depth, -INFINITY, INFINITY)
             best = score
-            best_gain = gain
+            best_one_ply = one_ply
             choice = square
             ties = 1
             continue
         tolerance = TIE_TOLERANCE * (fabs(best) + 1.0)
         floor = best - tolerance
-        if gain > best_gain or likely_above(s, tP, tO, floor):
+        if one_ply > best_one_ply or likely_above(s, tP, tO, floor):
             # Likely a new best, whose exact value is needed: searched for it at once. A move below the
             # floor after all fails low here, at about the cost of the null window it skipped.
             score = -search(s, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
@@ -498,7 +498,7 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
             score = -search(s, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
         if score > best + tolerance:
             best = score
-            best_gain = gain
+            best_one_ply = one_ply
             choice = square
             ties = 1
         elif score >= floor:
