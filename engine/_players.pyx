@@ -330,11 +330,12 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             flips = get_flips(square, P, O)
             s.nodes[0] += 1
             value = -leaf_value(pc, O ^ flips, P ^ flips ^ bit)
-            if value > best:
-                best = value
-                if value >= beta:
-                    s.killers[1] = square
-                    return value
+            # best stays below beta until the end, so a value at beta is a new best: the rarely taken
+            # test first, then the maximum without a branch (which of two leaves is larger is a coin toss).
+            if value >= beta:
+                s.killers[1] = square
+                return value
+            best = value if value > best else best
         return best
     if s.table != NULL:
         entry = slot(s, P, O)
