@@ -382,14 +382,16 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             value = -search(s, tP, tO, depth - 1, -above(alpha), -alpha)
             if alpha < value < beta:
                 value = -search(s, tP, tO, depth - 1, -beta, -alpha)
-        if value > best:
+        # best never passes alpha, nor alpha beta: a value at beta cuts off; any other updates the two
+        # without a branch (whether a child beats the others is hard for the CPU to foresee).
+        if value >= beta:
             best = value
             best_square = square
-            if value > alpha:
-                alpha = value
-                if alpha >= beta:
-                    s.killers[depth] = square
-                    break
+            s.killers[depth] = square
+            break
+        best_square = square if value > best else best_square
+        best = value if value > best else best
+        alpha = value if value > alpha else alpha
     if entry != NULL:
         if entry.P != P or entry.O != O or entry.depth != depth:
             entry.P, entry.O, entry.depth = P, O, depth
