@@ -286,7 +286,7 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     the table summed from scratch), so a value found exact here is the very
     double the plain search finds. What differs only changes how soon the
     bounds tighten: the children are sorted (the best move the transposition
-    table remembers, then by what each gains on the table), every child but
+    table remembers, the killer, then by the weight of their square), every child but
     the first is tested with a null window (principal variation search), the
     last ply values its leaves without a call, and the table returns the
     bounds it holds for a position at the same remaining depth (values depend
@@ -916,7 +916,7 @@ cdef class SharedPlan:
         self.n_depths = cap + 1
         self.opponent_c = <PlayerC**>calloc(max(n_opponents, 1), sizeof(PlayerC*))
         # Only the (table, depth) pairs the plan plays are set up, each in a slot of its own:
-        # a player's byte tables are 33 KB to build and to fault in.
+        # a player is 65 KB of tables (33 KB written, 65 KB for alpha-beta) to build and to fault in.
         self.slot = <int32_t*>malloc(max(n_tables * self.n_depths, 1) * sizeof(int32_t))
         if self.opponent_c == NULL or self.slot == NULL:
             raise MemoryError()
@@ -965,7 +965,7 @@ cdef class SharedPlan:
                     self.slot[key] = n_used
                     n_used += 1
         # The players are built by the threads that play, each the first time a game needs it: a
-        # player's byte tables are 33 KB to build, so building them all here kept every other
+        # player's byte tables are 33 KB or more to build, so building them all here kept every other
         # thread waiting. malloc, not calloc: init_player sets every field a game reads.
         self.players = <PlayerC*>malloc(max(n_used, 1) * sizeof(PlayerC))
         self.built = <int*>calloc(max(n_used, 1), sizeof(int))
