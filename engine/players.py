@@ -15,6 +15,7 @@ Grammar: ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N]``, for example ``random``,
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -62,6 +63,13 @@ def parse_spec(text: str) -> PlayerSpec:
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"empty player spec {text!r}; expected e.g. random, nhand:2 or wpc:1@heuristic")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> PlayerSpec:
+    # Once per text: a spec is parsed again at every generation (the evolved player's, the opponents'),
+    # and the result is frozen. Errors are raised again each time (a cache keeps only returns).
     name, comma, options = text.strip().partition(",")
     if name in TABLES:  # a bare built-in table is its 1-ply player, as everywhere a table is named
         text = f"wpc:1@{name}{comma}{options}"

@@ -48,7 +48,8 @@ def _settle_blas() -> None:
         return
     # One BLAS thread: the engine's threads do the parallel work, and the BLAS work here (the CMA-ES's
     # small products) gains nothing from more. OpenBLAS starts a thread per core as it loads, and each
-    # spins on a core for about 0.1 s before it sleeps: time taken from a short run's games and start-up.
+    # spins on a core for a while before it sleeps: time taken from a short run's games and start-up
+    # (docs/performance.md, Start-up).
     if not any(name in os.environ for name in BLAS_THREAD_SETTINGS):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
     if "OPENBLAS_CORETYPE" in os.environ or not sys.platform.startswith("linux"):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import PlayerSpec, parse_spec
+from engine import parse_spec
 from ga.config import Config
 from ga.evolution.genome import expand_many, gene_matrix, table_length
 from ga.games import executor, scoring
@@ -204,14 +204,8 @@ def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch
 
 def player_args(config: Config) -> tuple[str, int, float, int]:
     """Returns (kind, depth, eps, phase_move) of the evolved player."""
-    spec = _parsed(config.fitness.player)
+    spec = parse_spec(config.fitness.player)
     return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move)
-
-
-@functools.lru_cache(maxsize=64)
-def _parsed(spec: str) -> PlayerSpec:
-    """:func:`engine.parse_spec`, once per spec (a frozen result; it runs every generation)."""
-    return parse_spec(spec)
 
 
 @dataclass
