@@ -20,6 +20,9 @@ cdef extern from "bitops.h" nogil:
     void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t* flipped)
     void init_line_pairs()
     uint64_t sse2_vertical_move_flips(int square, uint64_t P, uint64_t O)
+    # Lookups by the eight bytes of a board (see bitops.h)
+    double rank_sums_difference(const double* sums, uint64_t P, uint64_t O)
+    double rank_sums_total(const double* sums, uint64_t discs)
 
 
 cdef inline uint64_t _run_up(uint64_t P, uint64_t mask, int d) noexcept nogil:

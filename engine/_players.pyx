@@ -18,7 +18,7 @@ from libc.string cimport memcpy
 
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
-    mixed_pair_on_rank,
+    mixed_pair_on_rank, rank_sums_difference, rank_sums_total,
 )
 
 DEF PASS = 64
@@ -73,13 +73,9 @@ cdef inline int nth_bit(uint64_t mask, int n) noexcept nogil:
 # --- evaluation -----------------------------------------------------------
 
 cdef inline double table_sum(const PlayerC* pc, int table, uint64_t discs) noexcept nogil:
-    cdef double total = 0.0
-    cdef int rank
     if pc.unit_weights:  # the same exact integer as the byte sums below
         return bit_count(discs)
-    for rank in range(8):
-        total += pc.rank_sums[table][rank][(discs >> (8 * rank)) & 255]
-    return total
+    return rank_sums_total(&pc.rank_sums[table][0][0], discs)
 
 
 cdef inline double evaluate(const PlayerC* pc, uint64_t me, uint64_t them) noexcept nogil:
@@ -87,7 +83,9 @@ cdef inline double evaluate(const PlayerC* pc, uint64_t me, uint64_t them) noexc
     cdef int table = 0
     if pc.n_tables == 2 and bit_count(me | them) - 4 >= pc.phase_move:
         table = 1
-    return table_sum(pc, table, me) - table_sum(pc, table, them)
+    if pc.unit_weights:  # the same exact integers as the byte sums
+        return <double>bit_count(me) - <double>bit_count(them)
+    return rank_sums_difference(&pc.rank_sums[table][0][0], me, them)
 
 
 cdef inline int table_of(const PlayerC* pc, uint64_t discs) noexcept nogil:

@@ -169,4 +169,43 @@ static inline void init_line_pairs(void) {}
 static inline uint64_t sse2_vertical_move_flips(int s, uint64_t P, uint64_t O) { (void)s; (void)P; (void)O; return 0; }
 #endif
 
+/* Table lookups by the eight bytes (ranks) of a board, entry 256 * r + b for
+ * byte b of rank r. On a little-endian CPU the bytes are read back from memory:
+ * a load picks a byte where a register needs a shift and a mask, and the
+ * empty asm stops the compiler from turning the loads back into shifts (the
+ * leaves of every search are summed here). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+#define RANK_BYTES(name, ...) \
+    uint64_t name##_boards[] = {__VA_ARGS__}; \
+    const unsigned char *name = (const unsigned char *)name##_boards; \
+    __asm__("" : "+m"(name##_boards))
+#define RANK_BYTE(name, board, r) name[8 * (board) + (r)]
+#else
+#define RANK_BYTES(name, ...) const uint64_t name[] = {__VA_ARGS__}
+#define RANK_BYTE(name, board, r) ((name[board] >> (8 * (r))) & 255)
+#endif
+
+/* The weighted score of P's discs minus O's from a table's rank sums
+ * (sums[256 * r + b]: the weights of rank r's squares under byte b), added
+ * exactly as a loop over the ranks adds them: each side from 0.0, rank 0
+ * first, then the difference. */
+static inline double rank_sums_difference(const double *sums, uint64_t P, uint64_t O) {
+    double mine = 0.0, theirs = 0.0;
+    RANK_BYTES(bytes, P, O);
+    for (int r = 0; r < 8; r++) {
+        mine += sums[256 * r + RANK_BYTE(bytes, 0, r)];
+        theirs += sums[256 * r + RANK_BYTE(bytes, 1, r)];
+    }
+    return mine - theirs;
+}
+
+/* The same sum for one board. */
+static inline double rank_sums_total(const double *sums, uint64_t discs) {
+    double total = 0.0;
+    RANK_BYTES(bytes, discs);
+    for (int r = 0; r < 8; r++)
+        total += sums[256 * r + RANK_BYTE(bytes, 0, r)];
+    return total;
+}
+
 #endif

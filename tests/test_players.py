@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import reference as ref
 from engine import PASS, Board, Player, parse_spec, parse_square
@@ -302,6 +304,40 @@ def test_nhand_is_nhand_custom_with_unit_weights() -> None:
         assert Player("nhand", 2).scores(board) == pytest.approx(
             Player("nhand_custom", 2, [1.0] * 64).scores(board), rel=1e-12
         )
+
+
+def rank_by_rank_sum(mask: int, table: Sequence[float]) -> float:
+    """The weighted sum of ``mask`` exactly as the engine adds it: a rank's weights from its highest
+    square down, then the ranks from rank 0 up, each sum starting at 0.0."""
+    total = 0.0
+    for rank in range(8):
+        rank_sum = 0.0
+        for square in reversed([s for s in ref.squares_of(mask) if s // 8 == rank]):
+            rank_sum += table[square]
+        total += rank_sum
+    return total
+
+
+# Weights of many magnitudes, so that the order of the additions shows in the last bits.
+WEIGHTS = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_subnormal=False).map(
+    lambda w: w / 10 ** (abs(int(w)) % 7)
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(weights=st.lists(WEIGHTS, min_size=128, max_size=128), phase_move=st.integers(1, 59),
+       first=st.integers(0, 299))
+def test_one_ply_scores_are_the_exact_rank_by_rank_sums(weights: list[float], phase_move: int, first: int) -> None:
+    # Not approximately: the alpha-beta search's exact values, and so its games, rest on this double.
+    player = Player("nhand_custom", 1, weights, phase_move=phase_move)
+    for position in scored_positions()[first:first + 10]:
+        scores = player.scores(Board.from_text(ref.to_text(position)))
+        for square in ref.legal_moves(position):
+            child = ref.play(position, square)
+            opening, late = ref.weight_tables(weights)
+            table = opening if ref.move_number(child) < phase_move else late
+            mine, theirs = (child.black, child.white) if position.turn == ref.BLACK else (child.white, child.black)
+            assert scores[square] == rank_by_rank_sum(mine, table) - rank_by_rank_sum(theirs, table)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
