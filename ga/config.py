@@ -272,6 +272,7 @@ class RefineConfig:
     weight_restarts: float = _setting(1.0, _between(0, _PANEL_WEIGHT))
     weight_random_tables: float = _setting(2.0, _between(0, _PANEL_WEIGHT))  # random U(-1, 1) tables at eps 0
     depths: tuple[int, ...] = _setting(())  # a searching run's refinement depths; empty: the run's own
+    average_last: int = _setting(1, _between(1, None))  # the result: the mean centroid of the last N generations
 
 
 @attrs.frozen
@@ -723,6 +724,11 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
             raise ConfigError(
                 "config key 'refine.opponents' must list at least one player spec when refine.weight_opponents "
                 "is above 0, e.g. [\"wpc:1@classic,eps=0.1\"]"
+            )
+        if refine.average_last > refine.generations:
+            raise ConfigError(
+                f"config key 'refine.average_last' must be at most refine.generations ({refine.generations}), "
+                f"got {refine.average_last}; lower it or refine longer"
             )
         if refine.weight_restarts and not refine.restarts:
             raise ConfigError(

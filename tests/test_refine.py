@@ -59,6 +59,8 @@ def test_refine_keys_parse_and_default_to_off() -> None:
     ({"weight_opponents": 0.0, "weight_restarts": 0.0, "weight_random_tables": 0.0}, "must not all be 0"),
     ({"sigmaa": 0.1}, "did you mean 'refine.sigma'"),
     ({"candidates": 1}, "'refine.candidates' must be between 2 and 1000, got 1"),
+    ({"average_last": 4}, "'refine.average_last' must be at most refine.generations (3), got 4"),
+    ({"average_last": 0}, "'refine.average_last' must be"),
     ({"opponents": "wpc:1@classic"}, "'refine.opponents' must be an array of player specs"),
 ])
 def test_bad_refine_keys_are_named(keys: dict[str, Any], message: str) -> None:
@@ -151,6 +153,19 @@ def test_a_refined_run_keeps_the_gas_table_and_writes_the_centroid(refined: Path
     saved = json.loads((refined / "manifest.json").read_text())
     assert saved["status"] == "finished" and saved["refine_generations"] == 3
     assert saved["refine_games"] == sum(int(dict(zip(header, row))["games"]) for row in rows[1:])
+
+
+@pytest.mark.shows("refine.average_last")
+def test_the_refined_table_is_the_mean_centroid_of_the_last_generations(refined: Path, tmp_path: Path) -> None:
+    evolve(config_from_dict(tiny(average_last=2)), out=tmp_path / "averaged")
+    rows = generations_without_timings(tmp_path / "averaged", "refine.csv")
+    # The same search (the key changes only what is kept of it) ...
+    assert rows == generations_without_timings(refined, "refine.csv")
+    centroids = np.array([[float(dict(zip(rows[0], row))[f"centroid_{i}"]) for i in range(10)] for row in rows[1:]])
+    averaged = load_weights(tmp_path / "averaged" / "best_weights.csv")
+    # ... and the result is the mean of the last two centroids, not the final one.
+    assert np.array_equal(averaged, expand(centroids[-2:].mean(axis=0).tolist(), "sym8"))
+    assert not np.allclose(averaged, load_weights(refined / "best_weights.csv"))
 
 
 @pytest.mark.shows("refine.restarts")

@@ -299,4 +299,19 @@ def refine(
     finally:
         if bar is not None:
             bar.close()
-    return expand(list(strategy.centroid), genome), rows
+    return expand(result_genes(strategy, rows, refine_config.average_last), genome), rows
+
+
+def result_genes(strategy: cma.Strategy, rows: Sequence[dict[str, Any]], average_last: int) -> list[float]:
+    """Returns the refinement's result: the final centroid, or the mean centroid of the last ``average_last``
+    generations.
+
+    Each generation's games are new, so the centroid ends where the last
+    generations' noise left it; the mean of the late centroids (tail
+    averaging) lands nearer the optimum they circle.
+    """
+    if average_last == 1:
+        return list(strategy.centroid)
+    last = rows[-average_last:]
+    genes = np.array([[row[f"centroid_{i}"] for i in range(len(strategy.centroid))] for row in last])
+    return genes.mean(axis=0).tolist()
