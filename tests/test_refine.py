@@ -168,6 +168,35 @@ def test_the_refined_table_is_the_mean_centroid_of_the_last_generations(refined:
     assert not np.allclose(averaged, load_weights(refined / "best_weights.csv"))
 
 
+def test_the_figures_name_the_centroid_the_run_kept(refined: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from ga.analysis import plots
+
+    evolve(config_from_dict(tiny(average_last=2)), out=tmp_path / "averaged")
+    titles: list[str] = []
+    legends: list[str] = []
+    weights_figure, refine_figure = plots.plot_weights, plots._refine_figure
+
+    def record_title(table: Any, path: Path, title: str, **keys: Any) -> Any:
+        titles.append(title)
+        return weights_figure(table, path, title=title, **keys)
+
+    def record_legend(*args: Any) -> Any:
+        figure = refine_figure(*args)
+        legends.extend(text.get_text() for text in figure.axes[0].get_legend().get_texts())
+        return figure
+
+    monkeypatch.setattr(plots, "plot_weights", record_title)
+    monkeypatch.setattr(plots, "_refine_figure", record_legend)
+    for run_dir, kept in ((refined, "CMA-ES's final centroid"),
+                          (tmp_path / "averaged", "CMA-ES's mean centroid of its last 2 generations")):
+        titles.clear()
+        legends.clear()
+        plots.plot_run(run_dir, tmp_path / f"plots-{run_dir.name}", figures=["best_weights", "refine"])
+        assert f"The refined table ({kept}): " in titles[0]
+        assert any(f"(the table kept: {kept})" in text for text in legends)
+
+
 @pytest.mark.shows("refine.restarts")
 def test_restarts_are_runs_of_the_experiment_with_derived_seeds(refined: Path) -> None:
     for k in (1, 2):

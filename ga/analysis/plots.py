@@ -335,6 +335,7 @@ def plot_run(
               if (run_dir / f"{stem}.csv").is_file()}
     refined = "ga_best_weights" in tables
     fitness = _fitness_of(run_dir)
+    kept = _kept_centroid(run_dir)
     refine_path = run_dir / REFINE_CSV
     refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and refine_path.is_file() else None
 
@@ -374,7 +375,7 @@ def plot_run(
 
     # One colour scale for the tables drawn together, so that equal colours are equal weights across them.
     largest = max((float(np.abs(t).max()) for t in tables.values()), default=1.0) or 1.0
-    titles = {"best_weights": "The refined table (CMA-ES's final centroid)" if refined else
+    titles = {"best_weights": f"The refined table ({kept})" if refined else
               "The best table (the run's pick)",
               "mean_weights": "The population's mean table (the GA's last generation)",
               "ga_best_weights": "The GA's best table, before the refinement"}
@@ -389,7 +390,7 @@ def plot_run(
                                 scale=largest, release=release)
 
     if refine is not None:
-        written.append(_save(_refine_figure(refine, label), out_dir / f"{REFINE_FIGURE}.{fmt}",
+        written.append(_save(_refine_figure(refine, label, kept), out_dir / f"{REFINE_FIGURE}.{fmt}",
                              release=release))
     elif figures is not None and REFINE_FIGURE in selected:
         warnings.warn(f"{refine_path} does not exist (the run has no [refine]); skipping {REFINE_FIGURE}",
@@ -432,6 +433,15 @@ def plot_compare(
 def _fitness_of(run_dir: Path) -> dict:
     fitness = run_settings(run_dir).get("fitness", {})
     return fitness if isinstance(fitness, dict) else {}
+
+
+def _kept_centroid(run_dir: Path) -> str:
+    """Names the CMA-ES centroid a refined run kept as its table (``refine.average_last``)."""
+    refine = run_settings(run_dir).get("refine", {})
+    average_last = refine.get("average_last", 1) if isinstance(refine, dict) else 1
+    if isinstance(average_last, int) and not isinstance(average_last, bool) and average_last > 1:
+        return f"CMA-ES's mean centroid of its last {average_last} generations"
+    return "CMA-ES's final centroid"
 
 
 def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> Figure:
@@ -525,8 +535,9 @@ def _fitness_figure(generations: pd.DataFrame, label: str, unit: str = "win rate
     return figure
 
 
-def _refine_figure(rows: pd.DataFrame, label: str) -> Figure:
-    """Returns the refinement's panel scores per CMA-ES generation above its step size."""
+def _refine_figure(rows: pd.DataFrame, label: str, kept: str) -> Figure:
+    """Returns the refinement's panel scores per CMA-ES generation above its step size; ``kept`` names the
+    centroid the run kept as its table."""
     figure, (score_axes, sigma_axes) = _new_axes(
         "refine", f"Refinement (CMA-ES on the panel): {label}", height_ratios=(2.0, 1.0))
     generation = rows["generation"]
@@ -538,7 +549,7 @@ def _refine_figure(rows: pd.DataFrame, label: str) -> Figure:
             score_axes.plot(generation, rows[column], lw=1.0, alpha=0.8, color=colour, label=label_text)
     last = rows.iloc[-1]
     score_axes.axhline(last["score_mean"], color="black", lw=0.8, ls="--",
-                       label=f"final generation's mean {last['score_mean']:.3f} (the table kept is its centroid)")
+                       label=f"final generation's mean {last['score_mean']:.3f} (the table kept: {kept})")
     score_axes.set_ylabel("panel score (draw = 1/2)")
     score_axes.grid(alpha=0.3)
     _headroom(score_axes, 0.35)  # the legend sits above the curves, never on them
