@@ -81,10 +81,10 @@ cdef inline double table_sum(const PlayerC* pc, int table, uint64_t discs) noexc
 cdef inline double evaluate(const PlayerC* pc, uint64_t me, uint64_t them) noexcept nogil:
     """Returns the weighted score of my discs minus the opponent's."""
     cdef int table = 0
-    if pc.n_tables == 2 and bit_count(me | them) - 4 >= pc.phase_move:
-        table = 1
     if pc.unit_weights:  # the same exact integers as the byte sums
         return <double>bit_count(me) - <double>bit_count(them)
+    if pc.n_tables == 2 and bit_count(me | them) - 4 >= pc.phase_move:
+        table = 1
     return rank_sums_difference(&pc.rank_sums[table][0][0], me, them)
 
 

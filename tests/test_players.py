@@ -330,11 +330,11 @@ WEIGHTS = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_subnor
 def test_one_ply_scores_are_the_exact_rank_by_rank_sums(weights: list[float], phase_move: int, first: int) -> None:
     # Not approximately: the alpha-beta search's exact values, and so its games, rest on this double.
     player = Player("nhand_custom", 1, weights, phase_move=phase_move)
+    opening, late = ref.weight_tables(weights)
     for position in scored_positions()[first:first + 10]:
         scores = player.scores(Board.from_text(ref.to_text(position)))
         for square in ref.legal_moves(position):
             child = ref.play(position, square)
-            opening, late = ref.weight_tables(weights)
             table = opening if ref.move_number(child) < phase_move else late
             mine, theirs = (child.black, child.white) if position.turn == ref.BLACK else (child.white, child.black)
             assert scores[square] == rank_by_rank_sum(mine, table) - rank_by_rank_sum(theirs, table)
