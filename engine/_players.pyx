@@ -297,7 +297,20 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     cdef bint first = True
     cdef uint64_t tP, tO, places = 0
     cdef Entry* entry = NULL
+    cdef uint64_t tried = 0
     s.nodes[0] += 1
+    if depth == 1:
+        # The last ply's killer first, before the moves are generated: on an empty square a move is legal
+        # when it flips, and a leaf at beta or above settles the node without them.
+        square = s.killers[1]
+        if square >= 0 and not ((P | O) >> square & 1):
+            flips = get_flips(square, P, O)
+            if flips:
+                tried = (<uint64_t>1) << square
+                s.nodes[0] += 1
+                best = -leaf_value(pc, O ^ flips, P ^ flips ^ tried)
+                if best >= beta:
+                    return best
     moves = get_moves(P, O)
     if moves == 0:
         if get_moves(O, P) == 0:
@@ -309,16 +322,8 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
         return evaluate(pc, P, O)
     if depth == 1:
         # The last ply: each child is a leaf, valued without a call; the first one at beta or above settles
-        # it, so the move that last did so here is tried first.
-        square = s.killers[1]
-        if square >= 0 and moves >> square & 1:
-            bit = (<uint64_t>1) << square
-            flips = get_flips(square, P, O)
-            s.nodes[0] += 1
-            best = -leaf_value(pc, O ^ flips, P ^ flips ^ bit)
-            if best >= beta:
-                return best
-            moves ^= bit
+        # it, so the move that last did so here was tried first (above).
+        moves ^= tried
         table = children_table(pc, P | O)
         places = places_of(pc, table, moves)
         while places:
