@@ -23,7 +23,6 @@ cdef struct PlayerC:
     double weights[2][64]      # per-square weights, index = square
     double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
     unsigned char order[2][64]   # the squares by weight in table t, highest first: the search's move order
-    unsigned char place[2][64]   # place[t][s]: the index of square s in order[t]
     uint64_t place_bits[2][8][256]  # alpha-beta players only: the places (1 << place) of rank r's squares in byte b
 
 cdef struct Entry:

@@ -621,6 +621,7 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
                       const double* weights, int n_tables) noexcept nogil:
     """Sets up a player; ``weights`` holds ``n_tables`` tables of 64."""
     cdef int t, square, rank, byte, j
+    cdef unsigned char place[64]  # place[s]: the index of square s in the order, for the place masks
     pc.kind = kind
     pc.depth = depth
     pc.eps = eps
@@ -637,15 +638,15 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
                 pc.order[t][j] = pc.order[t][j - 1]
                 j -= 1
             pc.order[t][j] = square
-        for j in range(64):
-            pc.place[t][pc.order[t][j]] = j
         if kind == KIND_ALPHABETA:
+            for j in range(64):
+                place[pc.order[t][j]] = j
             for rank in range(8):
                 pc.place_bits[t][rank][0] = 0
                 for byte in range(1, 256):
                     pc.place_bits[t][rank][byte] = (
                         pc.place_bits[t][rank][byte & (byte - 1)]
-                        | (<uint64_t>1) << pc.place[t][8 * rank + first_bit(<uint64_t>byte)]
+                        | (<uint64_t>1) << place[8 * rank + first_bit(<uint64_t>byte)]
                     )
         for rank in range(8):
             # Each byte's sum is a smaller byte's sum plus its lowest disc.

@@ -334,8 +334,9 @@ def plot_run(
     tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
               if (run_dir / f"{stem}.csv").is_file()}
     refined = "ga_best_weights" in tables
-    fitness = _fitness_of(run_dir)
-    kept = _kept_centroid(run_dir)
+    settings = run_settings(run_dir)
+    fitness = _section(settings, "fitness")
+    kept = _kept_centroid(_section(settings, "refine"))
     refine_path = run_dir / REFINE_CSV
     refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and refine_path.is_file() else None
 
@@ -430,15 +431,15 @@ def plot_compare(
 # ---------------------------------------------------------------- figures
 
 
-def _fitness_of(run_dir: Path) -> dict:
-    fitness = run_settings(run_dir).get("fitness", {})
-    return fitness if isinstance(fitness, dict) else {}
+def _section(settings: dict, name: str) -> dict:
+    """Returns one [section] of a run's config.toml as read by ``run_settings``, ``{}`` if it is not a table."""
+    section = settings.get(name, {})
+    return section if isinstance(section, dict) else {}
 
 
-def _kept_centroid(run_dir: Path) -> str:
+def _kept_centroid(refine: dict) -> str:
     """Names the CMA-ES centroid a refined run kept as its table (``refine.average_last``)."""
-    refine = run_settings(run_dir).get("refine", {})
-    average_last = refine.get("average_last", 1) if isinstance(refine, dict) else 1
+    average_last = refine.get("average_last", 1)
     if isinstance(average_last, int) and not isinstance(average_last, bool) and average_last > 1:
         return f"CMA-ES's mean centroid of its last {average_last} generations"
     return "CMA-ES's final centroid"

@@ -303,15 +303,13 @@ def refine(
 
 
 def result_genes(strategy: cma.Strategy, rows: Sequence[dict[str, Any]], average_last: int) -> list[float]:
-    """Returns the refinement's result: the final centroid, or the mean centroid of the last ``average_last``
-    generations.
+    """Returns the refinement's result: the mean centroid of the last ``average_last`` generations (1: the
+    final centroid, exactly: a mean of one adds nothing).
 
     Each generation's games are new, so the centroid ends where the last
     generations' noise left it; the mean of the late centroids (tail
     averaging) lands nearer the optimum they circle.
     """
-    if average_last == 1:
-        return list(strategy.centroid)
     last = rows[-average_last:]
     genes = np.array([[row[f"centroid_{i}"] for i in range(len(strategy.centroid))] for row in last])
     return genes.mean(axis=0).tolist()
