@@ -285,7 +285,8 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     double the plain search finds. What differs only changes how soon the
     bounds tighten: the children are sorted (the best move the transposition
     table remembers, the killer, then by the weight of their square), every child but
-    the first is tested with a null window (principal variation search), the
+    the first is tested with a null window (principal variation search; not
+    the children of a node at depth 2, last-ply nodes a null window would not spare), the
     last ply values its leaves without a call, and the table returns the
     bounds it holds for a position at the same remaining depth (values depend
     on the depth, so never another's).
@@ -377,7 +378,10 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
         flips = get_flips(square, P, O)
         tP = O ^ flips
         tO = P ^ flips ^ bit
-        if first:
+        if first or depth == 2:
+            # The first move, whole. So is every move of a node whose children are last-ply nodes: a last-ply
+            # node cuts at its beta alone, the same under a null window, and one that does not cut has valued
+            # every leaf, so its value is exact (but after a pass) and a second search would repeat them.
             first = False
             value = -search(s, tP, tO, depth - 1, -beta, -alpha)
         else:
@@ -491,9 +495,10 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
             continue
         tolerance = TIE_TOLERANCE * (fabs(best) + 1.0)
         floor = best - tolerance
-        if one_ply > best_one_ply or likely_above(s, tP, tO, floor):
+        if depth <= 1 or one_ply > best_one_ply or likely_above(s, tP, tO, floor):
             # Likely a new best, whose exact value is needed: searched for it at once. A move below the
-            # floor after all fails low here, at about the cost of the null window it skipped.
+            # floor after all fails low here, at about the cost of the null window it skipped. A leaf or a
+            # last-ply node costs the same under either window (see search), so it never takes two.
             score = -search(s, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
             if score < floor:
                 continue
