@@ -385,10 +385,11 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             first = False
             value = -search(s, tP, tO, depth - 1, -beta, -alpha)
         else:
-            # Does this move beat alpha? A null window answers; only a yes is searched again, whole.
+            # Does this move beat alpha? A null window answers; only a yes is searched again, from the bound
+            # the answer proved (the value is at least that: a search failing low there returns it exactly).
             value = -search(s, tP, tO, depth - 1, -above(alpha), -alpha)
             if alpha < value < beta:
-                value = -search(s, tP, tO, depth - 1, -beta, -alpha)
+                value = -search(s, tP, tO, depth - 1, -beta, -value)
         # best never passes alpha, nor alpha beta: a value at beta cuts off; any other updates the two
         # without a branch (whether a child beats the others is hard for the CPU to foresee).
         if value >= beta:
