@@ -262,6 +262,24 @@ cdef inline uint64_t places_of(const PlayerC* pc, int table, uint64_t moves) noe
     return places
 
 
+cdef int best_gain_move(const PlayerC* pc, int table, uint64_t P, uint64_t O, uint64_t moves) noexcept nogil:
+    """Returns the move of ``moves`` that gains P the most on ``table`` (the first such in square order).
+
+    The gain is the child's one-ply score less the parent's, so this is the
+    move a one-ply look judges best, found without summing a board.
+    """
+    cdef int square, choice = -1
+    cdef double gain, top = -INFINITY
+    while moves:
+        square = first_bit(moves)
+        moves &= moves - 1
+        gain = move_gain(pc, table, square, get_flips(square, P, O))
+        if gain > top:
+            top = gain
+            choice = square
+    return choice
+
+
 cdef struct Search:
     const PlayerC* pc
     Entry* table        # a transposition table, NULL for none
@@ -284,7 +302,8 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     the table summed from scratch), so a value found exact here is the very
     double the plain search finds. What differs only changes how soon the
     bounds tighten: the children are sorted (the best move the transposition
-    table remembers, the killer, then by the weight of their square), every child but
+    table remembers, or else at some nodes the move of the largest one-ply
+    gain, the killer, then by the weight of their square), every child but
     the first is tested with a null window (principal variation search; not
     the children of a node at depth 2, last-ply nodes a null window would not spare), the
     last ply values its leaves without a call, and the table returns the
@@ -357,6 +376,11 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     # changes no value, only how soon the bounds tighten.
     table = children_table(pc, P | O)
     killer = s.killers[depth]
+    if hint < 0 and (depth >= 4 or beta > above(alpha)):
+        # No move from the table where a good first move pays most: a node with a subtree deep enough to
+        # repay a pass over its moves, or one whose value must be exact (an open window). There the move
+        # a one-ply look likes best goes first (fewer positions than the killer or the weight order first).
+        hint = best_gain_move(pc, table, P, O, moves)
     i = -2
     while moves:
         if i == -2:
