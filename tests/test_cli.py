@@ -221,6 +221,24 @@ def test_the_loop_rows_judge_the_run_against_its_games_and_start_up(monkeypatch:
     assert loop_ratio(slow) == "ratio whole run / (its games + start-up): 2.00x (target 1.5x: NOT met)"
 
 
+def test_the_search_ratio_is_the_median_of_the_pairs_measured_back_to_back() -> None:
+    from ga.analysis.bench import Measurement, ratios
+
+    # The machine's speed drifts between pairs (the second pair ran on a faster machine, the third on a
+    # slower one): the pairs' ratios are 4.0x, 4.5x and 6.0x, whose median is 4.5x; the ratio of the
+    # two medians (40 / 10) would mix runs from different pairs.
+    fast = Measurement("alphabeta:4", "games/s", 40.0, [40.0, 90.0, 30.0])
+    plain = Measurement("alphabeta:4 plain", "games/s", 10.0, [10.0, 20.0, 5.0])
+    assert ratios([fast, plain]) == ["ratio alphabeta:4 / plain search, same games: 4.50x, 3 pairs 4.00-6.00x "
+                                     "(target 4x: met)"]
+    slow = Measurement("alphabeta:6", "games/s", 95.0, [95.0, 190.0, 40.0])
+    plain6 = Measurement("alphabeta:6 plain", "games/s", 10.0, [10.0, 20.0, 5.0])
+    assert ratios([slow, plain6]) == ["ratio alphabeta:6 / plain search, same games: 9.50x, 3 pairs 8.00-9.50x "
+                                      "(target 10x: NOT met)"]
+    single = [Measurement("alphabeta:2", "games/s", 3.0, [3.0]), Measurement("alphabeta:2 plain", "games/s", 2.0, [2.0])]
+    assert ratios(single) == ["ratio alphabeta:2 / plain search, same games: 1.50x"]
+
+
 # --- play ----------------------------------------------------------------------------------------------
 
 
