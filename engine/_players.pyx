@@ -305,8 +305,9 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     table remembers, or else at some nodes the move of the largest one-ply
     gain, the killer, then by the weight of their square), every child but
     the first is tested with a null window (principal variation search; not
-    the children of a node at depth 2, last-ply nodes a null window would not spare), the
-    last ply values its leaves without a call, and the table returns the
+    the children of a node at depth 2, last-ply nodes a null window would
+    not spare), the last ply values its leaves without a call, and the
+    table returns the
     bounds it holds for a position at the same remaining depth (values depend
     on the depth, so never another's).
     """
@@ -510,7 +511,9 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
         flips = get_flips(square, P, O)
         tP = O ^ flips
         tO = P ^ flips ^ bit
-        one_ply = -evaluate(s.pc, tP, tO)  # the move's score one ply deep: a guess at which moves are new bests
+        # The move's score one ply deep, a guess at which moves are new bests; a leaf or a last-ply node
+        # needs no guess (below).
+        one_ply = -evaluate(s.pc, tP, tO) if depth > 1 else 0.0
         if ties == 0:
             score = -search(s, tP, tO, depth, -INFINITY, INFINITY)
             best = score

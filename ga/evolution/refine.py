@@ -14,7 +14,8 @@ the search learns those games. All candidates of a generation play the
 same games (common random numbers). The search moves the genome's free
 genes, starting from the best table scaled to a largest weight of 1; the
 result is the final centroid, CMA-ES's estimate of the optimum, which no
-selection on its own games ever touched.
+selection on its own games ever touched (or, with ``average_last``, the
+mean of the last generations' centroids).
 
 Every generation is written to refine.csv and refine_state.json, so an
 interrupted refinement continues where it stopped with the same result.
@@ -299,17 +300,17 @@ def refine(
     finally:
         if bar is not None:
             bar.close()
-    return expand(result_genes(strategy, rows, refine_config.average_last), genome), rows
+    return expand(result_genes(rows, len(start), refine_config.average_last), genome), rows
 
 
-def result_genes(strategy: cma.Strategy, rows: Sequence[dict[str, Any]], average_last: int) -> list[float]:
-    """Returns the refinement's result: the mean centroid of the last ``average_last`` generations (1: the
-    final centroid, exactly: a mean of one adds nothing).
+def result_genes(rows: Sequence[dict[str, Any]], size: int, average_last: int) -> list[float]:
+    """Returns the refinement's result: the mean of the ``size`` centroid genes of the last ``average_last``
+    generations' rows (1: the final centroid, exactly: a mean of one adds nothing).
 
     Each generation's games are new, so the centroid ends where the last
     generations' noise left it; the mean of the late centroids (tail
     averaging) lands nearer the optimum they circle.
     """
     last = rows[-average_last:]
-    genes = np.array([[row[f"centroid_{i}"] for i in range(len(strategy.centroid))] for row in last])
+    genes = np.array([[row[f"centroid_{i}"] for i in range(size)] for row in last])
     return genes.mean(axis=0).tolist()
