@@ -85,6 +85,32 @@ def test_heldout_table_and_figure(tmp_path: Path) -> None:
     assert "| lr06 |" in (tmp_path / "ladder.md").read_text(encoding="utf-8")
 
 
+def test_the_feasibility_probe_scores_every_target_and_repeats_itself(tmp_path: Path) -> None:
+    feasible = load_script("feasible")
+    args = ["--start", "reference", "--generations", "2", "--candidates", "4", "--games", "6", "--check-games", "8",
+            "--average-last", "2", "--workers", "1"]
+    assert feasible.main(args + ["--out", str(tmp_path / "a")]) == 0
+    search = pd.read_csv(tmp_path / "a" / "search.csv")
+    assert list(search["generation"]) == [0, 1]
+    assert search[feasible.MEASURES].stack().between(0, 1).all()
+    assert len(feasible.MEASURES) == len(feasible.TARGETS) == 3 + 3 * 4
+    check = pd.read_csv(tmp_path / "a" / "check.csv")
+    assert list(check["table"]) == ["final centroid", "mean of the last centroids"]
+    genes = search[[f"centroid_{i}" for i in range(10)]].to_numpy()
+    assert check["genes"][0] == " ".join(f"{g:.4f}" for g in genes[-1])
+    assert check["genes"][1] == " ".join(f"{g:.4f}" for g in genes.mean(axis=0))
+    assert feasible.main(args + ["--out", str(tmp_path / "b")]) == 0  # seeded: the same search again
+    assert (tmp_path / "b" / "search.csv").read_bytes() == (tmp_path / "a" / "search.csv").read_bytes()
+
+
+def test_the_feasibility_margin_is_the_worst_gap_plus_a_tenth_of_the_mean() -> None:
+    feasible = load_script("feasible")
+    scores = feasible.TARGETS + 0.01
+    scores[2] -= 0.03  # the random mover 0.02 short
+    expected = -0.02 + 0.1 * (0.01 * (len(scores) - 1) - 0.02) / len(scores)
+    assert abs(feasible.margin(scores) - expected) < 1e-12
+
+
 def test_shipped_heldout_table_matches_its_csv() -> None:
     frame = pd.read_csv(ROOT / "results" / "reference" / "heldout.csv")
     text = (ROOT / "results" / "reference" / "heldout.md").read_text(encoding="utf-8")
