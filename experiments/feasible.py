@@ -31,6 +31,7 @@ from deap import base, cma, creator
 from ga.analysis.evaluation import evaluate_player, ladder
 from ga.evolution.genome import contract, expand
 from ga.rundir.resolve import resolve_weights
+from ga.weights import format_weights
 
 GENOME = "sym8"
 LADDER_OPPONENTS = ("heuristic", "lr06", "sjk11")
@@ -83,13 +84,16 @@ def search(start: np.ndarray, args: argparse.Namespace) -> pd.DataFrame:
 
 
 def checked(frame: pd.DataFrame, args: argparse.Namespace) -> pd.DataFrame:
-    """Returns the final centroid's and the mean late centroid's scores on fresh games, one row each."""
+    """Writes the final centroid and the mean late centroid as tables (centroid.csv, mean_centroid.csv);
+    returns their scores on fresh games, one row each."""
     genes = frame[[c for c in frame.columns if c.startswith("centroid_")]].to_numpy()
     rows = []
-    for name, table_genes in (("final centroid", genes[-1]), ("mean of the last centroids",
-                                                              genes[-args.average_last:].mean(axis=0))):
-        scores = held_out_scores(np.asarray(expand(list(table_genes), GENOME)), args.check_games, args.check_games,
-                                 args.check_seed, args.workers)
+    tables = (("final centroid", "centroid.csv", genes[-1]),
+              ("mean of the last centroids", "mean_centroid.csv", genes[-args.average_last:].mean(axis=0)))
+    for name, file_name, table_genes in tables:
+        table = np.asarray(expand(list(table_genes), GENOME))
+        (args.out / file_name).write_text(format_weights(table, "csv"), encoding="utf-8")
+        scores = held_out_scores(table, args.check_games, args.check_games, args.check_seed, args.workers)
         rows.append({"table": name, "genes": " ".join(f"{g:.4f}" for g in table_genes),
                      **dict(zip(MEASURES, scores.tolist())), "targets_met": int((scores >= TARGETS).sum())})
         print(f"{name} ({args.check_games} games a measure, seed {args.check_seed}): "
@@ -100,7 +104,8 @@ def checked(frame: pd.DataFrame, args: argparse.Namespace) -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--start", required=True, help="a run directory, weights file or built-in table")
-    parser.add_argument("--out", type=Path, required=True, help="writes search.csv and check.csv here")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="writes search.csv, check.csv, centroid.csv and mean_centroid.csv here")
     parser.add_argument("--generations", type=int, default=50)
     parser.add_argument("--candidates", type=int, default=12)
     parser.add_argument("--sigma", type=float, default=0.02)

@@ -9,10 +9,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ga.config import config_from_dict, load_config, replace
+from ga.evolution.genome import expand
 from ga.evolution.run import evolve
+from ga.weights import load_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
@@ -99,6 +102,8 @@ def test_the_feasibility_probe_scores_every_target_and_repeats_itself(tmp_path: 
     genes = search[[f"centroid_{i}" for i in range(10)]].to_numpy()
     assert check["genes"][0] == " ".join(f"{g:.4f}" for g in genes[-1])
     assert check["genes"][1] == " ".join(f"{g:.4f}" for g in genes.mean(axis=0))
+    centroid = load_weights(tmp_path / "a" / "centroid.csv")  # a table that --start (or evaluate) reads back
+    assert np.array_equal(centroid.ravel(), expand(list(genes[-1]), "sym8"))
     assert feasible.main(args + ["--out", str(tmp_path / "b")]) == 0  # seeded: the same search again
     assert (tmp_path / "b" / "search.csv").read_bytes() == (tmp_path / "a" / "search.csv").read_bytes()
 
