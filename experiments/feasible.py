@@ -73,11 +73,11 @@ def search(start: np.ndarray, args: argparse.Namespace) -> pd.DataFrame:
                                   GAMES_SEED + generation, args.workers) for c in candidates]
         for candidate, row in zip(candidates, scores):
             candidate.fitness.values = (margin(row),)
-        strategy.update(candidates)
-        leader = int(np.argmax([c.fitness.values[0] for c in candidates]))
+        leader = int(np.argmax([c.fitness.values[0] for c in candidates]))  # before update: it sorts candidates
         rows.append({"generation": generation, "leader_margin": candidates[leader].fitness.values[0],
-                     **dict(zip(MEASURES, scores[leader].tolist())),
-                     **{f"centroid_{i}": float(g) for i, g in enumerate(strategy.centroid)}})
+                     **dict(zip(MEASURES, scores[leader].tolist()))})
+        strategy.update(candidates)
+        rows[-1].update({f"centroid_{i}": float(g) for i, g in enumerate(strategy.centroid)})
         print(f"{generation:4d} leader {rows[-1]['leader_margin']:+.4f} "
               + " ".join(f"{s:.3f}" for s in scores[leader]), flush=True)
     return pd.DataFrame(rows)

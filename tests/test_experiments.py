@@ -97,6 +97,8 @@ def test_the_feasibility_probe_scores_every_target_and_repeats_itself(tmp_path: 
     assert list(search["generation"]) == [0, 1]
     assert search[feasible.MEASURES].stack().between(0, 1).all()
     assert len(feasible.MEASURES) == len(feasible.TARGETS) == 3 + 3 * 4
+    for _, row in search.iterrows():  # the scores shown are the leader's own
+        assert abs(feasible.margin(row[feasible.MEASURES].to_numpy(dtype=float)) - row["leader_margin"]) < 1e-12
     check = pd.read_csv(tmp_path / "a" / "check.csv")
     assert list(check["table"]) == ["final centroid", "mean of the last centroids"]
     genes = search[[f"centroid_{i}" for i in range(10)]].to_numpy()
