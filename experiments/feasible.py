@@ -24,14 +24,16 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from deap import base, cma, creator
+import ga  # noqa: F401  first: it pins numpy's BLAS, which CMA-ES's update uses, before numpy loads
 
-from ga.analysis.evaluation import evaluate_player, ladder
-from ga.evolution.genome import contract, expand
-from ga.rundir.resolve import resolve_weights
-from ga.weights import format_weights
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from deap import base, cma, creator  # noqa: E402
+
+from ga.analysis.evaluation import evaluate_player, ladder  # noqa: E402
+from ga.evolution.genome import contract, expand  # noqa: E402
+from ga.rundir.resolve import resolve_weights  # noqa: E402
+from ga.weights import format_weights  # noqa: E402
 
 GENOME = "sym8"
 LADDER_OPPONENTS = ("heuristic", "lr06", "sjk11")
