@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import ga  # noqa: F401  first: it pins numpy's BLAS, which CMA-ES's update uses, before numpy loads
 
@@ -103,23 +104,40 @@ def checked(frame: pd.DataFrame, args: argparse.Namespace) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the command line's answer to bad input: one line, exit code 2 (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--start", required=True, help="a run directory, weights file or built-in table")
     parser.add_argument("--out", type=Path, required=True,
                         help="writes search.csv, check.csv, centroid.csv and mean_centroid.csv here")
-    parser.add_argument("--generations", type=int, default=50)
-    parser.add_argument("--candidates", type=int, default=12)
+    parser.add_argument("--generations", type=positive, default=50)
+    parser.add_argument("--candidates", type=positive, default=12)
     parser.add_argument("--sigma", type=float, default=0.02)
-    parser.add_argument("--games", type=int, default=1000, help="games per measure and candidate")
-    parser.add_argument("--random-factor", type=int, default=1, help="the random mover plays this many times more")
-    parser.add_argument("--average-last", type=int, default=25)
-    parser.add_argument("--check-games", type=int, default=20_000)
+    parser.add_argument("--games", type=positive, default=1000, help="games per measure and candidate")
+    parser.add_argument("--random-factor", type=positive, default=1, help="the random mover plays this many times more")
+    parser.add_argument("--average-last", type=positive, default=25)
+    parser.add_argument("--check-games", type=positive, default=20_000)
     parser.add_argument("--check-seed", type=int, default=3)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=positive, default=2)
     args = parser.parse_args(argv)
-    start, _ = resolve_weights(args.start)
+    try:
+        start, _ = resolve_weights(args.start)
+    except ValueError as error:  # RunDirError and WeightsError among them
+        parser.error(f"--start {args.start}: {error}")
     args.out.mkdir(parents=True, exist_ok=True)
     frame = search(np.asarray(start, dtype=np.float64).ravel(), args)
     frame.to_csv(args.out / "search.csv", index=False)

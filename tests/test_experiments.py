@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from ga.config import config_from_dict, load_config, replace
 from ga.evolution.genome import expand
@@ -108,6 +109,22 @@ def test_the_feasibility_probe_scores_every_target_and_repeats_itself(tmp_path: 
     assert np.array_equal(centroid.ravel(), expand(list(genes[-1]), "sym8"))
     assert feasible.main(args + ["--out", str(tmp_path / "b")]) == 0  # seeded: the same search again
     assert (tmp_path / "b" / "search.csv").read_bytes() == (tmp_path / "a" / "search.csv").read_bytes()
+
+
+@pytest.mark.parametrize("change", [["--start", "missing.csv"], ["--start", "bad.csv"], ["--games", "0"],
+                                    ["--average-last", "-1"]])
+def test_the_feasibility_probe_answers_bad_input_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str], change: list[str]) -> None:
+    feasible = load_script("feasible")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.csv").write_text("a,b\n", encoding="utf-8")
+    args = ["--start", "reference", "--out", "out"]
+    with pytest.raises(SystemExit) as stopped:
+        feasible.main(args + change)
+    assert stopped.value.code == 2
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and change[0] in message
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_feasibility_margin_is_the_worst_gap_plus_a_tenth_of_the_mean() -> None:
