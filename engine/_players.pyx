@@ -306,10 +306,9 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     gain, the killer, then by the weight of their square), every child but
     the first is tested with a null window (principal variation search; not
     the children of a node at depth 2, last-ply nodes a null window would
-    not spare), the last ply values its leaves without a call, and the
-    table returns the
-    bounds it holds for a position at the same remaining depth (values depend
-    on the depth, so never another's).
+    not spare), the last ply values its leaves without a call, and the table
+    returns the bounds it holds for a position at the same remaining depth
+    (values depend on the depth, so never another's).
     """
     cdef const PlayerC* pc = s.pc
     cdef uint64_t moves, bit, flips

@@ -32,6 +32,7 @@ import pandas as pd  # noqa: E402
 from deap import base, cma, creator  # noqa: E402
 
 from ga.analysis.evaluation import evaluate_player, ladder  # noqa: E402
+from ga.cli.errors import EXIT_BAD_INPUT, exit_code, one_line  # noqa: E402
 from ga.evolution.genome import contract, expand  # noqa: E402
 from ga.rundir.resolve import resolve_weights  # noqa: E402
 from ga.weights import format_weights  # noqa: E402
@@ -105,10 +106,10 @@ def checked(frame: pd.DataFrame, args: argparse.Namespace) -> pd.DataFrame:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with the command line's answer to bad input: one line, exit code 2 (no usage block)."""
+    """argparse with the command line's answer to bad input (ga.cli.errors): one line, exit code 2, no usage block."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message}\n")
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}\n")
 
 
 def positive(text: str) -> int:
@@ -136,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         start, _ = resolve_weights(args.start)
-    except ValueError as error:  # RunDirError and WeightsError among them
-        parser.error(f"--start {args.start}: {error}")
+    except Exception as error:
+        if exit_code(error) != EXIT_BAD_INPUT:  # the command line's policy tells bad input from a bug
+            raise
+        parser.error(f"--start {args.start}: {one_line(error)}")
     args.out.mkdir(parents=True, exist_ok=True)
     frame = search(np.asarray(start, dtype=np.float64).ravel(), args)
     frame.to_csv(args.out / "search.csv", index=False)
