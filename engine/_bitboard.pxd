@@ -9,6 +9,9 @@ from libc.stdint cimport uint64_t
 
 cdef extern from "bitops.h" nogil:
     const uint64_t INNER_FILES      # every file but a and h (stops wrap-around)
+    const uint64_t FILE_A           # a1..a8
+    const uint64_t FILE_TO_BYTE     # ((x & FILE_A) * FILE_TO_BYTE) >> 56: file a as a byte, rank k at bit k
+    const uint64_t CORNERS          # a1, h1, a8, h8
     const uint64_t START_BLACK      # d5, e4
     const uint64_t START_WHITE      # d4, e5
     int bit_count(uint64_t x)       # population count

@@ -2,6 +2,8 @@
 """C-level players and whole games. Every function here runs without the GIL."""
 from libc.stdint cimport uint64_t
 
+from engine._endgame cimport Solver
+
 cdef enum PlayerKind:
     KIND_RANDOM = 0
     KIND_WPC = 1        # nhand / nhand_custom: mean weighted score n plies ahead
@@ -18,6 +20,7 @@ cdef struct PlayerC:
     int depth           # look-ahead (plies for WPC/ALPHABETA, turns for NLEAST/NMOST)
     double eps          # probability of a uniformly random move before each move
     int phase_move      # positions with move number >= phase_move use table 1
+    int end             # with this many empty squares or fewer, play a move of the best exact value (0: never)
     int n_tables        # 1, or 2 for phase-dependent weights
     bint unit_weights   # every weight is 1 (nhand): sums are disc counts, taken by popcount
     double weights[2][64]      # per-square weights, index = square
@@ -33,9 +36,10 @@ cdef struct Entry:
     int depth           # the remaining depth these bounds are for
     int best            # the square of the best move found there, -1 for none
 
-# ``nodes`` counts the positions the alpha-beta players search (play_game_c: may be NULL);
-# ``table`` (``mask + 1`` slots, or NULL) is an alpha-beta player's transposition table.
+# ``nodes`` counts the positions the alpha-beta players and the endgame search visit (play_game_c:
+# may be NULL); ``table`` (``mask + 1`` slots, or NULL) is an alpha-beta player's transposition
+# table; ``solver`` the endgame search of a player whose ``end`` is set (its table may be NULL).
 cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
-                     uint64_t* nodes, Entry* table, uint64_t mask) noexcept nogil
+                     uint64_t* nodes, Entry* table, uint64_t mask, Solver* solver) noexcept nogil
 cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
                      int* record, int* n_record, uint64_t* nodes) noexcept nogil

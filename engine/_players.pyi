@@ -15,10 +15,11 @@ class Player:
     depth: int
     eps: float
     phase_move: int
+    end: int
     weights: tuple[float, ...] | None
     def __init__(
         self, kind: str, depth: int = 1, weights: Sequence[float] | npt.ArrayLike | None = None,
-        eps: float = 0.0, phase_move: int = 40,
+        eps: float = 0.0, phase_move: int = 40, end: int = 0,
     ) -> None: ...
     def scores(self, board: Any) -> dict[int, float]: ...
     def choose(self, board: Any, seed: int) -> int: ...
@@ -38,11 +39,12 @@ class SharedPlan:
         self, kind: str, depth: int, eps: float, phase_move: int, tables: npt.ArrayLike,
         opponents: Sequence[Player | None], individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike,
         seeds: npt.ArrayLike, colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None,
+        end: int = 0,
     ) -> None: ...
     def play(self, most: int = -1) -> int: ...
 
 def play_plan(
     kind: str, depth: int, eps: float, phase_move: int, tables: npt.ArrayLike, opponents: Sequence[Player | None],
     individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike, seeds: npt.ArrayLike,
-    colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None,
+    colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None, end: int = 0,
 ) -> npt.NDArray[np.int32]: ...

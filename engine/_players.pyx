@@ -16,6 +16,7 @@ from libc.stdint cimport uint64_t, int32_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
+from engine._endgame cimport EndEntry, Solver, new_table, solve_best_moves
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
     mixed_pair_on_rank, rank_sums_difference, rank_sums_total,
@@ -31,6 +32,9 @@ DEF MAX_DEPTH = 12
 DEF WIN_SCALE = 1e6
 # Relative difference below which two move scores are a tie.
 DEF TIE_TOLERANCE = 1e-9
+# A player solving from more empty squares than this gets an endgame table of 2**ENDGAME_TABLE_BITS slots.
+DEF ENDGAME_TABLE_FROM = 7
+DEF ENDGAME_TABLE_BITS = 16
 
 # The kinds come from engine/kinds.py, the one table of them (its codes are PlayerKind's values).
 #: The PlayerKind enum's values by kind name, for the test that keeps engine/kinds.py and the enum equal.
@@ -547,12 +551,36 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
     return choice
 
 
+cdef int endgame_move(Solver* solver, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
+                      uint64_t* nodes) noexcept nogil:
+    """Returns a move of the best exact value among ``moves``, ties drawn as the other kinds draw them.
+
+    The moves of that value are taken in square order by reservoir sampling
+    from the game's generator: the k-th of them (k >= 2) replaces the choice
+    when ``rng_below(k)`` draws 0, so one best move draws nothing.
+    """
+    cdef uint64_t best = 0, visited = solver.nodes
+    cdef int square, choice = PASS, ties = 0
+    solve_best_moves(solver, P, O, moves, &best)
+    nodes[0] += solver.nodes - visited
+    while best:
+        square = first_bit(best)
+        best &= best - 1
+        ties += 1
+        if ties == 1 or rng_below(rng, ties) == 0:
+            choice = square
+    return choice
+
+
 cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
-                     uint64_t* nodes, Entry* table, uint64_t mask) noexcept nogil:
+                     uint64_t* nodes, Entry* table, uint64_t mask, Solver* solver) noexcept nogil:
     """Returns the square the player picks among ``moves`` (P's legal moves), PASS if none.
 
-    ``nodes`` counts the positions an alpha-beta player searches; ``table``
-    (``mask + 1`` slots, or NULL) is its transposition table.
+    ``nodes`` counts the positions an alpha-beta player and the endgame
+    search visit; ``table`` (``mask + 1`` slots, or NULL) is an alpha-beta
+    player's transposition table, ``solver`` the endgame search of a player
+    whose ``end`` is set. A random move by ``eps`` comes first, then the
+    exact endgame where it applies, then the player's own kind.
     """
     cdef Search context
     cdef int killers[MAX_DEPTH + 1]
@@ -564,6 +592,8 @@ cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, 
         return PASS
     if pc.kind == KIND_RANDOM or (pc.eps > 0.0 and rng_uniform(rng) < pc.eps):
         return nth_bit(moves, rng_below(rng, bit_count(moves)))
+    if pc.end and 64 - bit_count(P | O) <= pc.end:
+        return endgame_move(solver, P, O, moves, rng, nodes)
     if pc.kind == KIND_ALPHABETA:
         for i in range(MAX_DEPTH + 1):
             killers[i] = -1
@@ -598,6 +628,7 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
     cdef uint64_t searched = 0
     cdef Entry* tables[2]
     cdef uint64_t masks[2]
+    cdef Solver solvers[2]
     cdef const PlayerC* player
     cdef int t
     cdef Rng rng
@@ -616,6 +647,7 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
             tables[t] = <Entry*>calloc(masks[t] + 1, sizeof(Entry))
             if tables[t] == NULL:
                 masks[t] = 0
+        init_solver(&solvers[t], player.end)
     while True:
         moves = get_moves(P, O)
         if moves == 0:
@@ -627,7 +659,7 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
             if mover.kind == KIND_RANDOM:  # the commonest opponent: no call
                 square = nth_bit(moves, rng_below(&rng, bit_count(moves)))
             else:
-                square = choose_move(mover, P, O, moves, &rng, &searched, tables[side], masks[side])
+                square = choose_move(mover, P, O, moves, &rng, &searched, tables[side], masks[side], &solvers[side])
         if record != NULL:
             record[plies] = square
         plies += 1
@@ -644,13 +676,30 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
         nodes[0] += searched
     free(tables[0])
     free(tables[1])
+    free(solvers[0].table)
+    free(solvers[1].table)
     if side == 0:
         return bit_count(P) - bit_count(O)
     return bit_count(O) - bit_count(P)
 
 
+cdef void init_solver(Solver* solver, int end) noexcept nogil:
+    """Sets up the endgame search of a player solving from ``end`` empty squares, for one game.
+
+    Only a search deep enough to reach the table's depths gets one: its
+    positions serve the later moves of the game too, as values are exact.
+    """
+    solver.nodes = 0
+    solver.mask = 0
+    solver.table = NULL
+    if end > ENDGAME_TABLE_FROM:
+        solver.table = new_table(ENDGAME_TABLE_BITS)
+        if solver.table != NULL:
+            solver.mask = ((<uint64_t>1) << ENDGAME_TABLE_BITS) - 1
+
+
 cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_move,
-                      const double* weights, int n_tables) noexcept nogil:
+                      const double* weights, int n_tables, int end) noexcept nogil:
     """Sets up a player; ``weights`` holds ``n_tables`` tables of 64."""
     cdef int t, square, rank, byte, j
     cdef unsigned char place[64]  # place[s]: the index of square s in the order, for the place masks
@@ -658,6 +707,7 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
     pc.depth = depth
     pc.eps = eps
     pc.phase_move = phase_move
+    pc.end = end
     pc.n_tables = n_tables
     pc.unit_weights = True
     for t in range(n_tables):
@@ -692,7 +742,7 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
 
 # --- Python API -----------------------------------------------------------
 
-def _check_settings(str kind, int depth, double eps, int phase_move):
+def _check_settings(str kind, int depth, double eps, int phase_move, int end=0):
     """Raises ValueError unless a player of ``kind`` can have these settings."""
     if kind not in KINDS:
         raise ValueError(f"unknown player kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -705,6 +755,10 @@ def _check_settings(str kind, int depth, double eps, int phase_move):
         raise ValueError(f"eps must be in [0, 1], got {eps}")
     if not 1 <= phase_move <= 59:
         raise ValueError(f"phase_move must be in 1..59, got {phase_move}")
+    if not 0 <= end <= 60:
+        raise ValueError(f"end must be in 0..60 empty squares, got {end}")
+    if end and kind == "random":
+        raise ValueError("the random player takes no end (it never searches)")
 
 
 cdef class Player:
@@ -713,13 +767,16 @@ cdef class Player:
     Kinds: random, nhand (disc difference), nhand_custom / wpc (weights),
     nleast, nmost, alphabeta (weights). ``weights`` has 64 numbers (index =
     square) or 128 for two phase tables (table 1 from move ``phase_move`` on,
-    the move number being the discs on the board minus 4).
+    the move number being the discs on the board minus 4). With ``end`` > 0,
+    positions with that many empty squares or fewer are solved exactly and a
+    move of the best final disc difference is played (eps still comes first).
     """
     cdef PlayerC* c
     cdef readonly str kind
     cdef readonly int depth
     cdef readonly double eps
     cdef readonly int phase_move
+    cdef readonly int end
     cdef readonly object weights
 
     def __cinit__(self):
@@ -730,8 +787,8 @@ cdef class Player:
     def __dealloc__(self):
         free(self.c)
 
-    def __init__(self, str kind, int depth=1, weights=None, double eps=0.0, int phase_move=40):
-        _check_settings(kind, depth, eps, phase_move)
+    def __init__(self, str kind, int depth=1, weights=None, double eps=0.0, int phase_move=40, int end=0):
+        _check_settings(kind, depth, eps, phase_move, end)
         if kind in WEIGHTED_KINDS:
             if weights is None:
                 raise ValueError(f"player kind {kind!r} needs 64 weights")
@@ -748,16 +805,18 @@ cdef class Player:
         self.depth = depth
         self.eps = eps
         self.phase_move = phase_move
+        self.end = end
         self.weights = tuple(table.tolist()) if kind in WEIGHTED_KINDS else None
         cdef const double[::1] values = table
-        init_player(self.c, KINDS[kind], depth, eps, phase_move, &values[0], table.size // 64)
+        init_player(self.c, KINDS[kind], depth, eps, phase_move, &values[0], table.size // 64, end)
 
     def __reduce__(self):
-        return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move))
+        return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move, self.end))
 
     def __repr__(self):
         weights = "" if self.weights is None else f", weights=<{len(self.weights)} numbers>"
-        return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps})"
+        end = f", end={self.end}" if self.end else ""
+        return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps}{end})"
 
     def scores(self, board):
         """Returns ``{square: score}`` for the side to move of ``board``.
@@ -780,10 +839,15 @@ cdef class Player:
     def choose(self, board, uint64_t seed):
         """Returns the square played from ``board`` with the generator seeded by ``seed`` (64 = pass)."""
         cdef Rng rng
+        cdef Solver solver
         cdef uint64_t P, O, nodes = 0
+        cdef int square
         rng.state = seed
         P, O = _side_relative(board)
-        return choose_move(self.c, P, O, get_moves(P, O), &rng, &nodes, NULL, 0)
+        init_solver(&solver, self.c.end)
+        square = choose_move(self.c, P, O, get_moves(P, O), &rng, &nodes, NULL, 0, &solver)
+        free(solver.table)
+        return square
 
 
 def _side_relative(board):
@@ -870,7 +934,7 @@ cdef class SharedPlan:
     """Many games of table-driven players, played by as many threads as call :meth:`play`.
 
     ``tables`` (n x 64, or n x 128) are the players' weights; game ``i`` is
-    played by ``Player(kind, depths[i], tables[individual[i]], eps, phase_move)``
+    played by ``Player(kind, depths[i], tables[individual[i]], eps, phase_move, end)``
     (``depths[i]`` is ``depth`` when ``depths`` is None) with colour
     ``colours[i]`` (0 black, 1 white) against ``opponents[opponent[i]]`` or,
     where that entry is None, against the player of ``tables[member[i]]`` at
@@ -887,7 +951,7 @@ cdef class SharedPlan:
     cdef const PlayerC* first_c
     cdef int32_t* slot
     cdef int n_depths
-    cdef int code, n_weights, phase_move
+    cdef int code, n_weights, phase_move, end
     cdef double eps
     cdef const double[:, ::1] weights
     cdef const int32_t[::1] who
@@ -917,10 +981,10 @@ cdef class SharedPlan:
         free(self.slot)
 
     def __init__(self, str kind, int depth, double eps, int phase_move, tables, opponents,
-                 individual, opponent, member, seeds, colours, depths=None, Player first=None):
+                 individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0):
         if kind not in WEIGHTED_KINDS:
             raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
-        _check_settings(kind, depth, eps, phase_move)
+        _check_settings(kind, depth, eps, phase_move, end)
         table_array = np.asarray(tables, dtype=np.float64)
         if table_array.ndim != 2:
             raise ValueError(f"tables must be a 2-D array, one row of weights per table; got {table_array.ndim} dimensions")
@@ -986,6 +1050,7 @@ cdef class SharedPlan:
         self.n_games = n_games
         self.next_game = 0
         self.code, self.n_weights, self.eps, self.phase_move = KINDS[kind], weights.shape[1] // 64, eps, phase_move
+        self.end = end
         self.weights = weights
         cdef Py_ssize_t n_used = 0
         with nogil:
@@ -1015,7 +1080,7 @@ cdef class SharedPlan:
         if not othello_ga_is_built(&self.built[at]):
             if othello_ga_claim(&self.built[at]):
                 init_player(pc, self.code, key % self.n_depths, self.eps, self.phase_move,
-                            &self.weights[key // self.n_depths, 0], self.n_weights)
+                            &self.weights[key // self.n_depths, 0], self.n_weights, self.end)
                 othello_ga_set_built(&self.built[at])
             else:
                 while not othello_ga_is_built(&self.built[at]):  # another thread is building it (microseconds)
@@ -1047,13 +1112,13 @@ cdef class SharedPlan:
 
 
 def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
-              individual, opponent, member, seeds, colours, depths=None, Player first=None):
+              individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0):
     """Plays many games of table-driven players in one call and returns their disc differences.
 
     The games and arguments of :class:`SharedPlan`, played in this thread.
     No Python runs during the games.
     """
     games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours,
-                       depths, first)
+                       depths, first, end)
     games.play()
     return games.result

@@ -10,6 +10,11 @@
 
 /* Every file except a and h: stops shifts by 1, 7 and 9 from wrapping between ranks. */
 #define INNER_FILES 0x7E7E7E7E7E7E7E7EULL
+/* File a, and the multiplier that gathers it into a byte (rank k at bit k of the top byte: no two
+ * partial products meet, so nothing carries into it). */
+#define FILE_A 0x0101010101010101ULL
+#define FILE_TO_BYTE 0x0102040810204080ULL
+#define CORNERS 0x8100000000000081ULL
 #define START_BLACK 0x0000000810000000ULL /* d5, e4 */
 #define START_WHITE 0x0000001008000000ULL /* d4, e5 */
 

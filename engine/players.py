@@ -1,8 +1,8 @@
 """Player specs: one text syntax for players everywhere (configs, CLI).
 
-Grammar: ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N]``, for example ``random``,
-``nhand:2``, ``nleast:1``, ``wpc:1@heuristic``, ``alphabeta:4@weights.csv``,
-``wpc:1@lr06,eps=0.1``.
+Grammar: ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N][,end=N]``, for example
+``random``, ``nhand:2``, ``nleast:1``, ``wpc:1@heuristic``,
+``alphabeta:4@weights.csv``, ``wpc:1@lr06,eps=0.1``, ``alphabeta:4@lr06,end=12``.
 
 - KIND: random, nhand, nhand_custom (alias wpc), nleast, nmost, alphabeta, human.
 - DEPTH: look-ahead, default 1 (plies for nhand/wpc/alphabeta, turns for nleast/nmost).
@@ -11,6 +11,9 @@ Grammar: ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N]``, for example ``random``,
 - A bare built-in table name (``heuristic``, ``lr06,eps=0.1``) means its 1-ply player, ``wpc:1@NAME``.
 - eps: probability of a uniformly random legal move before each move.
 - phase: the move number from which a 128-weight table uses its second half.
+- end: with this many empty squares or fewer, the player solves the game
+  exactly and plays a move of the best final disc difference (0, the
+  default: never). Any kind but random.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class PlayerSpec:
     table: str | None = None
     eps: float = 0.0
     phase_move: int = 40
+    end: int = 0
 
     @property
     def table_is_builtin(self) -> bool:
@@ -53,6 +57,8 @@ class PlayerSpec:
             text += f",eps={self.eps:g}"
         if self.phase_move != 40:
             text += f",phase={self.phase_move}"
+        if self.end:
+            text += f",end={self.end}"
         return text
 
 
@@ -100,13 +106,13 @@ def _parse(text: str) -> PlayerSpec:
             raise ValueError(
                 f"unknown weights table {table!r} in spec {text!r}; built-in tables: {', '.join(TABLES)} (or give a file path)"
             )
-    eps, phase_move = 0.0, 40
+    eps, phase_move, end = 0.0, 40, 0
     given: set[str] = set()
     for option in filter(None, match["options"].split(",")):
         key, sep, value = option.partition("=")
         key = key.strip()
-        if not sep or key not in ("eps", "phase"):
-            raise ValueError(f"unknown option {option!r} in spec {text!r}; options are eps=E and phase=N")
+        if not sep or key not in ("eps", "phase", "end"):
+            raise ValueError(f"unknown option {option!r} in spec {text!r}; options are eps=E, phase=N and end=N")
         if key in given:
             raise ValueError(f"option {key} is given twice in spec {text!r}; give it once")
         given.add(key)
@@ -117,11 +123,17 @@ def _parse(text: str) -> PlayerSpec:
                 raise ValueError(f"eps {value!r} in spec {text!r} must be a number in [0, 1]") from None
             if not (math.isfinite(eps) and 0.0 <= eps <= 1.0):
                 raise ValueError(f"eps {value!r} in spec {text!r} must be a number in [0, 1]")
-        else:
+        elif key == "phase":
             if not _is_decimal(value.strip()) or not 1 <= int(value) <= 59:
                 raise ValueError(f"phase {value!r} in spec {text!r} must be a move number in 1..59")
             phase_move = int(value)
-    return PlayerSpec(kind, depth, table, eps, phase_move)
+        else:
+            if not _is_decimal(value.strip()) or not 0 <= int(value) <= 60:
+                raise ValueError(f"end {value!r} in spec {text!r} must be a number of empty squares in 0..60")
+            end = int(value)
+            if end and kind in ("random", "human"):
+                raise ValueError(f"player kind {kind!r} takes no end (spec {text!r}); it does not search")
+    return PlayerSpec(kind, depth, table, eps, phase_move, end)
 
 
 def _is_decimal(text: str) -> bool:
@@ -163,4 +175,4 @@ def build_player(
             weights = load_weights(spec.table)
     if spec.kind not in TABLE_KINDS:
         weights = None
-    return Player(spec.kind, spec.depth, weights, spec.eps, spec.phase_move)
+    return Player(spec.kind, spec.depth, weights, spec.eps, spec.phase_move, spec.end)

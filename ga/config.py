@@ -631,11 +631,13 @@ def _check_fitness(fitness: FitnessConfig, held_out_claim: bool, base_dir: Path 
             f"config key 'fitness.player' must not name a table (@{player.table}): the individual is the table; "
             f"remove '@{player.table}'"
         )
-    options = fitness.player.partition(",")[2]
+    # The evolved player's eps and phase are keys of their own; only the endgame is an option of its spec.
+    options = [option for option in fitness.player.partition(",")[2].split(",")
+               if option and option.partition("=")[0].strip() != "end"]
     if options:
         raise ConfigError(
-            f"config key 'fitness.player' must not set options (,{options}); "
-            f"set fitness.eps and population.phase_move instead"
+            f"config key 'fitness.player' must not set options (,{','.join(options)}); "
+            f"set fitness.eps and population.phase_move instead (end=N is the one option it takes)"
         )
     _check_depths("fitness.depths", fitness.depths, fitness.player,
                   "spreads the games of a searching player over depths", "(e.g. player = \"alphabeta:2\") or remove depths")

@@ -437,3 +437,41 @@ def iter_game_positions(seeds: range) -> Iterator[Position]:
     """Yields every position of the random games with the given seeds."""
     for seed in seeds:
         yield from random_game(seed)
+
+
+# --- the exact endgame ---------------------------------------------------------------
+
+
+def final_score(position: Position) -> int:
+    """Returns the final disc difference for the side to move, the empty squares counted for the winner."""
+    mine, theirs = count(position.player), count(position.opponent)
+    empty = 64 - mine - theirs
+    if mine > theirs:
+        return mine - theirs + empty
+    if mine < theirs:
+        return mine - theirs - empty
+    return 0
+
+
+def exact_value(position: Position, alpha: int = -64, beta: int = 64) -> int:
+    """Returns the final disc difference for the side to move with perfect play, by alpha-beta to the end.
+
+    Fail-hard, square order, no table: the value is exact when it lies
+    strictly between ``alpha`` and ``beta``, and clamped to them otherwise.
+    """
+    moves = legal_moves(position)
+    if not moves:
+        if not moves_of(position.opponent, position.player):
+            return max(alpha, min(beta, final_score(position)))
+        return -exact_value(pass_turn(position), -beta, -alpha)
+    for move in moves:
+        value = -exact_value(play(position, move), -beta, -alpha)
+        if value >= beta:
+            return beta
+        alpha = max(alpha, value)
+    return alpha
+
+
+def exact_move_values(position: Position) -> dict[int, int]:
+    """Returns the exact value of each legal move for the side to move."""
+    return {move: -exact_value(play(position, move)) for move in legal_moves(position)}

@@ -69,7 +69,7 @@ EU_LABEL = "eu(random U(-1,1) tables)"
 PlayerSource = str | npt.ArrayLike
 
 # The table players of an evaluation's plan: the random tables of eu (1-ply, eps 0); otherwise none play.
-_NO_TABLES = ("nhand_custom", 1, 0.0, 40)
+_NO_TABLES = ("nhand_custom", 1, 0.0, 40, 0)
 
 
 # ---------------------------------------------------------------- players
@@ -264,7 +264,7 @@ def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths
         colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(pairs)),
         depth=np.repeat(np.array([depth for _, depth in pairs], dtype=np.int32), games),
     )
-    batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move), weights.reshape(1, -1), labels, plan, opponents=rivals)
+    batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move, 0), weights.reshape(1, -1), labels, plan, opponents=rivals)
     diffs = play_here(batch, workers)
     return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
             for k, label in enumerate(labels)]

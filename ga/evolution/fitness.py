@@ -202,10 +202,10 @@ def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch
     return executor.Batch(player_args(config), tables, opponent_labels(config), GamePlan.concatenate(plans))
 
 
-def player_args(config: Config) -> tuple[str, int, float, int]:
-    """Returns (kind, depth, eps, phase_move) of the evolved player."""
+def player_args(config: Config) -> executor.TablePlayer:
+    """Returns (kind, depth, eps, phase_move, end) of the evolved player."""
     spec = parse_spec(config.fitness.player)
-    return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move)
+    return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move, spec.end)
 
 
 @dataclass

@@ -90,24 +90,27 @@ class Panel:
     opponents: list[dict[int, Player]]
     restarts: list[dict[int, Player]]
     depths: tuple[int, ...] = ()
+    end: int = 0  # the run's player solves from this many empty squares (so do the restarts' and random tables)
 
     @classmethod
     def build(cls, refine: RefineConfig, restart_tables: Sequence[npt.ArrayLike],
-              depths: Sequence[int] = ()) -> Panel:
+              depths: Sequence[int] = (), end: int = 0) -> Panel:
         levels = tuple(depths) or (0,)
         opponents = []
         for spec in refine.opponents:
             parsed = opponent_spec(spec, refine.eps)
             opponents.append({d: build_player(dataclasses.replace(parsed, depth=d) if d and parsed.kind == "alphabeta"
                                               else parsed, load_weights=load_weights) for d in levels})
-        restarts = [{d: _table_player(table, d, refine.eps) for d in levels} for table in restart_tables]
-        return cls(opponents, restarts, tuple(depths))
+        restarts = [{d: _table_player(table, d, refine.eps, end) for d in levels} for table in restart_tables]
+        return cls(opponents, restarts, tuple(depths), end)
 
 
-def _table_player(table: npt.ArrayLike, depth: int, eps: float) -> Player:
+def _table_player(table: npt.ArrayLike, depth: int, eps: float, end: int = 0) -> Player:
     """Returns the player of a table: 1-ply without a depth, else searching at ``depth``."""
     weights = np.asarray(table, dtype=np.float64)
-    return Player("alphabeta", depth, weights, eps) if depth else Player("nhand_custom", 1, weights, eps)
+    if depth:
+        return Player("alphabeta", depth, weights, eps, end=end)
+    return Player("nhand_custom", 1, weights, eps, end=end)
 
 
 def refine_depths(config: Config) -> tuple[int, ...]:
@@ -158,19 +161,20 @@ def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: 
         seeds = game_seeds(key, 0, 2 * count)
         for index, table in enumerate(tables):
             depth = levels[index % len(levels)]
-            tasks.append(("random_tables", index, _table_player(table, depth, 0.0), seeds[2 * index:2 * index + 2],
-                          depth))
+            tasks.append(("random_tables", index, _table_player(table, depth, 0.0, panel.end),
+                          seeds[2 * index:2 * index + 2], depth))
     return tasks
 
 
 def panel_scores(
-    refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[Task], workers: int
+    refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[Task], workers: int, end: int = 0
 ) -> npt.NDArray[np.float64]:
     """Returns each table's score against each group of the panel (rows: tables; NaN: group not played).
 
     The games go to the executor in two batches: the candidates at the panel's
     ``eps`` against the fixed opponents and the restarts, and at eps 0 against
-    the random tables (as in expected utility).
+    the random tables (as in expected utility). The candidates solve from
+    ``end`` empty squares, as the run's player does.
     """
     candidates = np.array([np.asarray(t, dtype=np.float64) for t in tables])
     scores = np.full((len(candidates), len(GROUPS)), np.nan)
@@ -191,7 +195,7 @@ def panel_scores(
             if searching else None,
         )
         eps = 0.0 if greedy else refine.eps
-        player = ("alphabeta", 1, eps, 40) if searching else ("nhand_custom", 1, eps, 40)
+        player = ("alphabeta", 1, eps, 40, end) if searching else ("nhand_custom", 1, eps, 40, end)
         batch = Batch(player, candidates, [t[0] for t in chosen], plan, opponents=[t[2] for t in chosen])
         diffs = play_here(batch, workers).reshape(len(candidates), per_candidate)
         group_of = np.repeat([GROUPS.index(t[0]) for t in chosen], lengths)
@@ -264,7 +268,7 @@ def refine(
     refine_config, genome, seed = config.refine, config.population.genome, config.experiment.seed
     genes = contract(np.asarray(start_table, dtype=np.float64), genome)
     start = genes / np.abs(genes).max()
-    panel = Panel.build(refine_config, restart_tables, refine_depths(config))
+    panel = Panel.build(refine_config, restart_tables, refine_depths(config), parse_spec(config.fitness.player).end)
     saved = read_state(run_dir, start)
     writer = RunWriter(run_dir)
     if saved is None:
@@ -280,7 +284,7 @@ def refine(
             np.random.seed(derive_seed(seed, Stream.REFINE, generation, 1) % 2**32)
             candidates = strategy.generate(creator.RefineCandidate)
             tasks = generation_tasks(refine_config, panel, seed, generation)
-            scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers)
+            scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers, panel.end)
             values = combined(refine_config, scores)
             for candidate, value in zip(candidates, values):
                 candidate.fitness.values = (float(value),)

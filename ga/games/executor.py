@@ -30,8 +30,8 @@ from engine._players import SharedPlan, play_plan
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
 __all__ = [
-    "CHEAPEST_GAME_SECONDS", "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "WorkersLost", "check_opponents", "game_map",
-    "opponent_costs", "opponent_player", "opponent_spec", "play_here", "play", "play_batch", "play_share", "shared_plan",
+    "CHEAPEST_GAME_SECONDS", "DASK_BATCHES_PER_WORKER", "SHARE_CHUNK", "Batch", "GameMap", "TablePlayer", "WorkersLost",
+    "check_opponents", "game_map", "opponent_costs", "opponent_player", "opponent_spec", "play_here", "play", "play_batch", "play_share", "shared_plan",
 ]
 
 SHARE_CHUNK = 64  # games the calling thread plays between two looks at its signals
@@ -49,6 +49,9 @@ CHEAPEST_GAME_SECONDS = 4e-6
 # scheduler round trip (docs/cluster.md has the measurements).
 DASK_BATCHES_PER_WORKER = 1
 
+#: The settings of a batch's table players: kind, depth, eps, phase_move, end.
+TablePlayer = tuple[str, int, float, int, int]
+
 #: ``(map, parts, shared)``: a map over worker tasks, how many parts to give it,
 #: and whether its workers are threads of this process that share the games.
 GameMap = tuple[Callable[..., Iterable[Any]], int, bool]
@@ -62,7 +65,7 @@ class WorkersLost(Exception):
 class Batch:
     """Games to play, as plain, picklable data."""
 
-    player: tuple[str, int, float, int]  # the table players' kind, depth, eps, phase_move
+    player: TablePlayer
     tables: np.ndarray  # the table players' weights, one row each
     labels: list[str]  # the opponents' labels: player specs, or MEMBER_LABELS for rows of the tables
     plan: GamePlan
@@ -111,11 +114,11 @@ def check_opponents(labels: Sequence[str]) -> None:
 
 def shared_plan(batch: Batch) -> SharedPlan:
     """Returns the engine's plan of a batch's games, ready for any number of threads to play."""
-    kind, depth, eps, phase_move = batch.player
+    kind, depth, eps, phase_move, end = batch.player
     plan = batch.plan
     opponents = batch.opponents if batch.opponents is not None else [opponent_player(label) for label in batch.labels]
     return SharedPlan(kind, depth, eps, phase_move, batch.tables, opponents, plan.individual, plan.opponent,
-                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first)
+                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first, end)
 
 
 def play(batch: Batch) -> np.ndarray:
@@ -227,7 +230,7 @@ def all_cores() -> int:
     return os.cpu_count() or 1
 
 
-def opponent_costs(player: tuple[str, int, float, int], labels: Sequence[str], table_width: int,
+def opponent_costs(player: TablePlayer, labels: Sequence[str], table_width: int,
                    games: int = 32) -> np.ndarray:
     """Returns the measured seconds a game takes against each opponent label.
 
@@ -237,7 +240,7 @@ def opponent_costs(player: tuple[str, int, float, int], labels: Sequence[str], t
     Each label plays 4 and then 4 + ``games`` games (the fastest of three
     tries); the difference leaves out the fixed cost of a call.
     """
-    kind, depth, eps, phase_move = player
+    kind, depth, eps, phase_move, end = player
     table = np.random.default_rng(0).uniform(-1, 1, size=(1, table_width))
 
     def timed(index: int, count: int) -> float:
@@ -247,7 +250,7 @@ def opponent_costs(player: tuple[str, int, float, int], labels: Sequence[str], t
         started = time.perf_counter()
         play_plan(kind, depth, eps, phase_move, table, opponents, np.zeros(count, np.int32),
                   np.full(count, index, np.int32), np.zeros(count, np.int32), seeds,
-                  (np.arange(count) % 2).astype(np.uint8))
+                  (np.arange(count) % 2).astype(np.uint8), end=end)
         return time.perf_counter() - started
 
     # The fastest of three timings, and a floor of a tenth of the median: another

@@ -1,0 +1,33 @@
+# cython: language_level=3
+"""The exact endgame search: final disc differences by alpha-beta to the end of the game.
+
+A value is the final disc difference for the side to move with perfect play by
+both sides, the empty squares of a finished game counted for its winner (the
+rule of the published scores, e.g. the FFO test set): always even, in
+-64..64, and a win is always above any loss.
+"""
+from libc.stdint cimport uint64_t
+
+cdef struct EndEntry:
+    uint64_t P          # a position (side to move first); 0, 0 for an empty slot
+    uint64_t O
+    signed char lower   # its exact value is at least this ...
+    signed char upper   # ... and at most this
+    unsigned char best  # the square of the best move found there, 64 for none
+    unsigned char empties  # its empty squares: deeper entries are kept over shallower ones
+
+cdef struct Solver:
+    EndEntry* table     # the transposition table, ``mask + 1`` slots (a power of two); NULL for none
+    uint64_t mask
+    uint64_t nodes      # positions visited, passes included
+
+# Returns the final disc difference of a finished game for the side to move, empty squares to the winner.
+cdef int final_score(uint64_t P, uint64_t O) noexcept nogil
+# Returns the exact value of (P, O) when it lies strictly inside (alpha, beta); otherwise a bound
+# on the same side (fail-soft). -64 <= alpha < beta <= 64 is not required: any window works.
+cdef int solve_window(Solver* s, uint64_t P, uint64_t O, int alpha, int beta) noexcept nogil
+# Returns the exact value of (P, O), P to move with ``moves`` (its legal moves, not 0), and puts in
+# ``best`` the mask of every move of that value.
+cdef int solve_best_moves(Solver* s, uint64_t P, uint64_t O, uint64_t moves, uint64_t* best) noexcept nogil
+# Returns a transposition table of 2**bits slots (NULL when out of memory), for Solver.table; free() it.
+cdef EndEntry* new_table(int bits) noexcept nogil

@@ -1,0 +1,701 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The exact endgame search (Edax's endgame.c, in its shape): null windows, and a search per depth.
+
+- ``solve_1`` .. ``solve_4``: the last four empty squares, written out, no
+  move generation: each empty square is tried where a neighbour is an
+  opponent disc. The last one counts its flips from four line lookups (with a
+  single empty square, every other square is the opponent's, so a line's
+  flips depend only on where the mover's discs are).
+- ``nws_shallow``: 5 .. SHALLOW empty squares: the empty squares in the
+  quadrants with an odd number of them first (parity: the side that plays
+  last in a region gains there), no table.
+- ``nws_deep``: more empty squares: a transposition table, the opponent's
+  fewest moves first (fastest first), enhanced transposition cut-offs, and a
+  stability cut-off (the opponent keeps at least its stable discs).
+- ``pvs``: the exact value inside a window (principal-variation search): the
+  first move with the window, the others with a null window, searched again
+  where they beat it.
+
+Every function returns a fail-soft value: exact inside its window, a bound on
+the same side outside it. docs/search.md has what each technique bought.
+"""
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+
+from engine._bitboard cimport CORNERS, FILE_A, FILE_TO_BYTE, bit_count, first_bit, get_flips, get_moves, init_lines
+from engine._stability cimport stable_discs
+
+init_lines()
+
+DEF INF = 127
+DEF NO_MOVE = 64
+# More legal moves than any Othello position has (the most known is 33).
+DEF MAX_MOVES = 40
+# Nodes with this many empty squares or fewer search without the table or move generation.
+DEF SHALLOW = 7
+# Enhanced transposition cut-offs from this many empty squares up.
+DEF ETC_EMPTIES = 12
+
+# LAST_FLIPS[k][b]: twice the discs flipped along a line of 8 by a move on its k-th square, where
+# byte b holds the mover's discs and every other square is the opponent's (the last empty square).
+cdef unsigned char LAST_FLIPS[8][256]
+# The a1-h8 and h1-a8 diagonals through each square.
+cdef uint64_t DIAGONAL_9[64]
+cdef uint64_t DIAGONAL_7[64]
+# The squares next to each square.
+cdef uint64_t NEIGHBOURS[64]
+# QUADRANT_OF[s]: the bit of the quadrant of square s (a1-d4, e1-h4, a5-d8, e5-h8).
+cdef int QUADRANT_OF[64]
+# PARITY_SQUARES[p]: the squares of the quadrants whose bits are set in p.
+cdef uint64_t PARITY_SQUARES[16]
+# The stability cut-off is tried where alpha is at least this (a bound that low rarely proves anything).
+cdef int STABILITY_FLOOR[65]
+
+
+cdef void init_tables() noexcept:
+    cdef int k, b, j, run, square, file, rank, df, dr, q
+    cdef uint64_t quadrant
+    for k in range(8):
+        for b in range(256):
+            LAST_FLIPS[k][b] = 0
+            if b >> k & 1:
+                continue
+            for step in (-1, 1):
+                run = 0
+                j = k + step
+                while 0 <= j < 8 and not (b >> j & 1):
+                    run += 1
+                    j += step
+                if 0 <= j < 8:  # closed by a disc of the mover's
+                    LAST_FLIPS[k][b] += 2 * run
+    for square in range(64):
+        file, rank = square & 7, square >> 3
+        DIAGONAL_9[square] = 0
+        DIAGONAL_7[square] = 0
+        NEIGHBOURS[square] = 0
+        for j in range(-7, 8):
+            if 0 <= file + j < 8 and 0 <= rank + j < 8:
+                DIAGONAL_9[square] |= (<uint64_t>1) << (8 * (rank + j) + file + j)
+            if 0 <= file + j < 8 and 0 <= rank - j < 8:
+                DIAGONAL_7[square] |= (<uint64_t>1) << (8 * (rank - j) + file + j)
+        for df in range(-1, 2):
+            for dr in range(-1, 2):
+                if (df or dr) and 0 <= file + df < 8 and 0 <= rank + dr < 8:
+                    NEIGHBOURS[square] |= (<uint64_t>1) << (8 * (rank + dr) + file + df)
+        QUADRANT_OF[square] = 1 << ((file >= 4) + 2 * (rank >= 4))
+    for b in range(16):
+        PARITY_SQUARES[b] = 0
+        for q in range(4):
+            if b >> q & 1:
+                quadrant = 0x0F0F0F0F if q % 2 == 0 else 0xF0F0F0F0
+                PARITY_SQUARES[b] |= quadrant << (32 * (q // 2))
+    for k in range(65):
+        # Few stable discs are likely with many empty squares: try only where alpha is high.
+        STABILITY_FLOOR[k] = min(64, 2 * k - 6) if k >= 4 else 64
+
+
+init_tables()
+
+
+cdef inline int last_flips(int x, uint64_t P) noexcept nogil:
+    """Returns twice the discs P flips on x when x is the last empty square."""
+    cdef int file = x & 7, rank = x >> 3
+    return (LAST_FLIPS[file][(P >> (8 * rank)) & 255]
+            + LAST_FLIPS[rank][(((P >> file) & FILE_A) * FILE_TO_BYTE) >> 56]
+            + LAST_FLIPS[file][((P & DIAGONAL_9[x]) * FILE_A) >> 56]
+            + LAST_FLIPS[file][((P & DIAGONAL_7[x]) * FILE_A) >> 56])
+
+
+cdef int final_score(uint64_t P, uint64_t O) noexcept nogil:
+    cdef int p = bit_count(P), o = bit_count(O)
+    if p > o:
+        return 64 - 2 * o
+    if p < o:
+        return 2 * p - 64
+    return 0
+
+
+cdef inline int solve_1(Solver* s, uint64_t P, int x) noexcept nogil:
+    """Returns the value of P to move with x the only empty square (every other square O's)."""
+    cdef int flips, score = 2 * bit_count(P) - 62  # P plays x and flips nothing
+    s.nodes += 1
+    flips = last_flips(x, P)
+    if flips:
+        return score + flips
+    flips = last_flips(x, ~(P | ((<uint64_t>1) << x)))
+    if flips:  # P passes, O plays x
+        return score - 2 - flips
+    return score if score > 0 else score - 2  # nobody can play x: it goes to the winner
+
+
+cdef int solve_2(Solver* s, uint64_t P, uint64_t O, int alpha, int x1, int x2) noexcept nogil:
+    """Returns the null-window value of (P, O) with x1 and x2 empty (window alpha, alpha + 1)."""
+    cdef uint64_t flips
+    cdef int value, best = -INF
+    s.nodes += 1
+    if NEIGHBOURS[x1] & O:
+        flips = get_flips(x1, P, O)
+        if flips:
+            best = -solve_1(s, O ^ flips, x2)
+            if best > alpha:
+                return best
+    if NEIGHBOURS[x2] & O:
+        flips = get_flips(x2, P, O)
+        if flips:
+            value = -solve_1(s, O ^ flips, x1)
+            return value if value > best else best
+    if best > -INF:
+        return best
+    # P passes: O moves, and the values stay P's.
+    best = INF
+    if NEIGHBOURS[x1] & P:
+        flips = get_flips(x1, O, P)
+        if flips:
+            best = solve_1(s, P ^ flips, x2)
+            if best <= alpha:
+                return best
+    if NEIGHBOURS[x2] & P:
+        flips = get_flips(x2, O, P)
+        if flips:
+            value = solve_1(s, P ^ flips, x1)
+            return value if value < best else best
+    if best < INF:
+        return best
+    return final_score(P, O)
+
+
+cdef int solve_3(Solver* s, uint64_t P, uint64_t O, int alpha, int x1, int x2, int x3) noexcept nogil:
+    """Returns the null-window value of (P, O) with x1, x2 and x3 empty, x1 tried first."""
+    cdef uint64_t flips, bit
+    cdef int value, best = -INF
+    s.nodes += 1
+    if NEIGHBOURS[x1] & O:
+        flips = get_flips(x1, P, O)
+        if flips:
+            bit = (<uint64_t>1) << x1
+            best = -solve_2(s, O ^ flips, P ^ flips ^ bit, -alpha - 1, x2, x3)
+            if best > alpha:
+                return best
+    if NEIGHBOURS[x2] & O:
+        flips = get_flips(x2, P, O)
+        if flips:
+            bit = (<uint64_t>1) << x2
+            value = -solve_2(s, O ^ flips, P ^ flips ^ bit, -alpha - 1, x1, x3)
+            if value > alpha:
+                return value
+            best = value if value > best else best
+    if NEIGHBOURS[x3] & O:
+        flips = get_flips(x3, P, O)
+        if flips:
+            bit = (<uint64_t>1) << x3
+            value = -solve_2(s, O ^ flips, P ^ flips ^ bit, -alpha - 1, x1, x2)
+            return value if value > best else best
+    if best > -INF:
+        return best
+    best = INF
+    if NEIGHBOURS[x1] & P:
+        flips = get_flips(x1, O, P)
+        if flips:
+            bit = (<uint64_t>1) << x1
+            best = solve_2(s, P ^ flips, O ^ flips ^ bit, alpha, x2, x3)
+            if best <= alpha:
+                return best
+    if NEIGHBOURS[x2] & P:
+        flips = get_flips(x2, O, P)
+        if flips:
+            bit = (<uint64_t>1) << x2
+            value = solve_2(s, P ^ flips, O ^ flips ^ bit, alpha, x1, x3)
+            if value <= alpha:
+                return value
+            best = value if value < best else best
+    if NEIGHBOURS[x3] & P:
+        flips = get_flips(x3, O, P)
+        if flips:
+            bit = (<uint64_t>1) << x3
+            value = solve_2(s, P ^ flips, O ^ flips ^ bit, alpha, x1, x2)
+            return value if value < best else best
+    if best < INF:
+        return best
+    return final_score(P, O)
+
+
+cdef inline int solve_3_sorted(Solver* s, uint64_t P, uint64_t O, int alpha, int x1, int x2, int x3) noexcept nogil:
+    # Parity: the square alone in its quadrant first (with three empty squares, at most one is).
+    if QUADRANT_OF[x1] == QUADRANT_OF[x2]:
+        return solve_3(s, P, O, alpha, x3, x1, x2)
+    if QUADRANT_OF[x1] == QUADRANT_OF[x3]:
+        return solve_3(s, P, O, alpha, x2, x1, x3)
+    return solve_3(s, P, O, alpha, x1, x2, x3)
+
+
+cdef int solve_4(Solver* s, uint64_t P, uint64_t O, int alpha, uint64_t empty) noexcept nogil:
+    """Returns the null-window value of (P, O) with the four empty squares of ``empty``."""
+    cdef int x[4]
+    cdef int order[4]
+    cdef int i, n = 0, parity = 0, value, best = -INF
+    cdef uint64_t flips, bit
+    s.nodes += 1
+    for i in range(4):
+        x[i] = first_bit(empty)
+        empty &= empty - 1
+        parity ^= QUADRANT_OF[x[i]]
+    # Parity: the squares of quadrants with an odd number of empty squares first.
+    for i in range(4):
+        if parity & QUADRANT_OF[x[i]]:
+            order[n] = x[i]
+            n += 1
+    for i in range(4):
+        if not parity & QUADRANT_OF[x[i]]:
+            order[n] = x[i]
+            n += 1
+    for i in range(4):
+        if NEIGHBOURS[order[i]] & O:
+            flips = get_flips(order[i], P, O)
+            if flips:
+                bit = (<uint64_t>1) << order[i]
+                value = -solve_3_rest(s, O ^ flips, P ^ flips ^ bit, -alpha - 1, order, i)
+                if value > alpha:
+                    return value
+                best = value if value > best else best
+    if best > -INF:
+        return best
+    best = INF
+    for i in range(4):
+        if NEIGHBOURS[order[i]] & P:
+            flips = get_flips(order[i], O, P)
+            if flips:
+                bit = (<uint64_t>1) << order[i]
+                value = solve_3_rest(s, P ^ flips, O ^ flips ^ bit, alpha, order, i)
+                if value <= alpha:
+                    return value
+                best = value if value < best else best
+    if best < INF:
+        return best
+    return final_score(P, O)
+
+
+cdef inline int solve_3_rest(Solver* s, uint64_t P, uint64_t O, int alpha, const int* order, int played) noexcept nogil:
+    # The three squares of ``order`` other than order[played], in their order.
+    if played == 0:
+        return solve_3_sorted(s, P, O, alpha, order[1], order[2], order[3])
+    if played == 1:
+        return solve_3_sorted(s, P, O, alpha, order[0], order[2], order[3])
+    if played == 2:
+        return solve_3_sorted(s, P, O, alpha, order[0], order[1], order[3])
+    return solve_3_sorted(s, P, O, alpha, order[0], order[1], order[2])
+
+
+cdef int nws_shallow(Solver* s, uint64_t P, uint64_t O, int alpha, int n, int parity) noexcept nogil:
+    """Returns the null-window value of (P, O) with ``n`` (5..SHALLOW) empty squares."""
+    cdef uint64_t empty = ~(P | O), todo, flips, bit
+    cdef int x, value, best = -INF, round
+    s.nodes += 1
+    for round in range(2):
+        # Parity: the squares of quadrants with an odd number of empty squares first.
+        todo = empty & PARITY_SQUARES[parity] if round == 0 else empty & ~PARITY_SQUARES[parity]
+        while todo:
+            x = first_bit(todo)
+            todo &= todo - 1
+            if not NEIGHBOURS[x] & O:
+                continue
+            flips = get_flips(x, P, O)
+            if not flips:
+                continue
+            bit = (<uint64_t>1) << x
+            if n == 5:
+                value = -solve_4(s, O ^ flips, P ^ flips ^ bit, -alpha - 1, empty ^ bit)
+            else:
+                value = -nws_shallow(s, O ^ flips, P ^ flips ^ bit, -alpha - 1, n - 1, parity ^ QUADRANT_OF[x])
+            if value > alpha:
+                return value
+            best = value if value > best else best
+    if best > -INF:
+        return best
+    if get_moves(O, P) == 0:
+        return final_score(P, O)
+    return -nws_shallow(s, O, P, -alpha - 1, n, parity)
+
+
+cdef inline int nws(Solver* s, uint64_t P, uint64_t O, int alpha, int n, int parity) noexcept nogil:
+    """Returns the null-window value of (P, O) with ``n`` empty squares, by the search for that depth."""
+    cdef uint64_t empty
+    cdef int x1, x2
+    if n > SHALLOW:
+        return nws_deep(s, P, O, alpha, n, parity)
+    if n >= 5:
+        return nws_shallow(s, P, O, alpha, n, parity)
+    empty = ~(P | O)
+    if n == 4:
+        return solve_4(s, P, O, alpha, empty)
+    if n == 0:
+        s.nodes += 1
+        return final_score(P, O)
+    x1 = first_bit(empty)
+    if n == 1:
+        return solve_1(s, P, x1)
+    empty &= empty - 1
+    x2 = first_bit(empty)
+    if n == 2:
+        return solve_2(s, P, O, alpha, x1, x2)
+    empty &= empty - 1
+    return solve_3_sorted(s, P, O, alpha, x1, x2, first_bit(empty))
+
+
+# --- the transposition table ----------------------------------------------------------------------
+
+cdef EndEntry* new_table(int bits) noexcept nogil:
+    return <EndEntry*>calloc((<uint64_t>1) << bits, sizeof(EndEntry))
+
+
+cdef inline EndEntry* find(const Solver* s, uint64_t P, uint64_t O) noexcept nogil:
+    """Returns the entry of (P, O), or NULL. A position may sit in either slot of its pair."""
+    cdef uint64_t h = (P * 0x9E3779B97F4A7C15ULL) ^ (O * 0xC2B2AE3D27D4EB4FULL)
+    cdef EndEntry* pair = &s.table[(h ^ (h >> 29)) & s.mask & ~(<uint64_t>1)]
+    if pair[0].P == P and pair[0].O == O:
+        return &pair[0]
+    if pair[1].P == P and pair[1].O == O:
+        return &pair[1]
+    return NULL
+
+
+cdef inline void store(const Solver* s, uint64_t P, uint64_t O, int n, int alpha, int beta, int value,
+                       int best) noexcept nogil:
+    """Records what a search of (P, O) with window (alpha, beta) found: a bound, or the exact value."""
+    cdef uint64_t h = (P * 0x9E3779B97F4A7C15ULL) ^ (O * 0xC2B2AE3D27D4EB4FULL)
+    cdef EndEntry* pair = &s.table[(h ^ (h >> 29)) & s.mask & ~(<uint64_t>1)]
+    cdef EndEntry* entry
+    if pair[0].P == P and pair[0].O == O:
+        entry = &pair[0]
+    elif pair[1].P == P and pair[1].O == O:
+        entry = &pair[1]
+    else:
+        # A new position takes the slot of the shallower search: deep entries save the most.
+        entry = &pair[0] if pair[0].empties <= pair[1].empties else &pair[1]
+        entry.P, entry.O, entry.empties = P, O, n
+        entry.lower, entry.upper = -64, 64
+    if value > alpha:
+        entry.lower = value if value > entry.lower else entry.lower
+    if value < beta:
+        entry.upper = value if value < entry.upper else entry.upper
+    entry.best = best
+
+
+# --- move lists -------------------------------------------------------------------------------------
+
+cdef struct Move:
+    uint64_t flips
+    int square
+    int key             # lower first
+
+
+cdef int list_moves(uint64_t P, uint64_t O, uint64_t moves, int hint, int parity, Move* out) noexcept nogil:
+    """Fills ``out`` with ``moves`` and their order keys, returns how many: fastest first.
+
+    The key is the opponent's mobility after the move, corners counted twice
+    (a move that leaves few replies is refuted or proved fastest), then
+    parity; the table's best move comes first of all.
+    """
+    cdef int count = 0, x
+    cdef uint64_t flips, bit, replies
+    while moves:
+        x = first_bit(moves)
+        bit = moves & (<uint64_t>0 - moves)
+        moves ^= bit
+        flips = get_flips(x, P, O)
+        replies = get_moves(O ^ flips, P ^ flips ^ bit)
+        out[count].flips = flips
+        out[count].square = x
+        if x == hint:
+            out[count].key = -1
+        else:
+            out[count].key = 4 * (bit_count(replies) + bit_count(replies & CORNERS)) + (0 if parity & QUADRANT_OF[x] else 2)
+        count += 1
+    return count
+
+
+cdef inline void bring_first(Move* moves, int i, int count) noexcept nogil:
+    """Moves the lowest key of moves[i:count] to moves[i] (a selection sort, one step at a time)."""
+    cdef int j, low = i
+    cdef Move swap
+    for j in range(i + 1, count):
+        if moves[j].key < moves[low].key:
+            low = j
+    if low != i:
+        swap = moves[i]
+        moves[i] = moves[low]
+        moves[low] = swap
+
+
+# --- the deep searches ------------------------------------------------------------------------------
+
+cdef int nws_deep(Solver* s, uint64_t P, uint64_t O, int alpha, int n, int parity) noexcept nogil:
+    """Returns the null-window value of (P, O) with ``n`` > SHALLOW empty squares."""
+    cdef Move moves[MAX_MOVES]
+    cdef uint64_t legal, bit, cP, cO
+    cdef int count, i, value, best = -INF, best_square = NO_MOVE, hint = NO_MOVE, bound
+    cdef EndEntry* entry
+    s.nodes += 1
+    if alpha >= STABILITY_FLOOR[n]:
+        bound = 64 - 2 * bit_count(stable_discs(O, P))
+        if bound <= alpha:
+            return bound
+    if s.table != NULL:
+        entry = find(s, P, O)
+        if entry != NULL:
+            if entry.lower > alpha:
+                return entry.lower
+            if entry.upper <= alpha:
+                return entry.upper
+            hint = entry.best
+    legal = get_moves(P, O)
+    if legal == 0:
+        if get_moves(O, P) == 0:
+            return final_score(P, O)
+        return -nws_deep(s, O, P, -alpha - 1, n, parity)
+    count = list_moves(P, O, legal, hint, parity, moves)
+    if s.table != NULL and n >= ETC_EMPTIES:
+        # Enhanced transposition cut-off: a child the table already bounds low enough refutes at once.
+        for i in range(count):
+            bit = (<uint64_t>1) << moves[i].square
+            entry = find(s, O ^ moves[i].flips, P ^ moves[i].flips ^ bit)
+            if entry != NULL and -entry.upper > alpha:
+                store(s, P, O, n, alpha, alpha + 1, -entry.upper, moves[i].square)
+                return -entry.upper
+    for i in range(count):
+        bring_first(moves, i, count)
+        bit = (<uint64_t>1) << moves[i].square
+        cP = O ^ moves[i].flips
+        cO = P ^ moves[i].flips ^ bit
+        value = -nws(s, cP, cO, -alpha - 1, n - 1, parity ^ QUADRANT_OF[moves[i].square])
+        if value > best:
+            best = value
+            best_square = moves[i].square
+            if value > alpha:
+                break
+    if s.table != NULL:
+        store(s, P, O, n, alpha, alpha + 1, best, best_square)
+    return best
+
+
+cdef int pvs_shallow(Solver* s, uint64_t P, uint64_t O, int alpha, int beta, int n, int parity) noexcept nogil:
+    """Returns the value of (P, O) in the window (alpha, beta), ``n`` <= SHALLOW: a plain fail-soft search."""
+    cdef uint64_t empty = ~(P | O), todo, flips, bit
+    cdef int x, value, best = -INF, round
+    if beta - alpha <= 1:
+        return nws(s, P, O, alpha, n, parity)
+    s.nodes += 1
+    if n == 0:
+        return final_score(P, O)
+    for round in range(2):
+        todo = empty & PARITY_SQUARES[parity] if round == 0 else empty & ~PARITY_SQUARES[parity]
+        while todo:
+            x = first_bit(todo)
+            todo &= todo - 1
+            flips = get_flips(x, P, O)
+            if not flips:
+                continue
+            bit = (<uint64_t>1) << x
+            value = -pvs_shallow(s, O ^ flips, P ^ flips ^ bit, -beta, -alpha, n - 1, parity ^ QUADRANT_OF[x])
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        return best
+    if best > -INF:
+        return best
+    if get_moves(O, P) == 0:
+        return final_score(P, O)
+    return -pvs_shallow(s, O, P, -beta, -alpha, n, parity)
+
+
+cdef int pvs(Solver* s, uint64_t P, uint64_t O, int alpha, int beta, int n, int parity) noexcept nogil:
+    """Returns the value of (P, O) in the window (alpha, beta), exact inside it."""
+    cdef Move moves[MAX_MOVES]
+    cdef uint64_t legal, bit, cP, cO
+    cdef int count, i, value, best = -INF, best_square = NO_MOVE, hint = NO_MOVE, alpha0 = alpha
+    cdef EndEntry* entry
+    if n <= SHALLOW or beta - alpha <= 1:
+        return pvs_shallow(s, P, O, alpha, beta, n, parity) if n <= SHALLOW else nws(s, P, O, alpha, n, parity)
+    s.nodes += 1
+    if s.table != NULL:
+        entry = find(s, P, O)
+        if entry != NULL:
+            if entry.lower >= beta:
+                return entry.lower
+            if entry.upper <= alpha:
+                return entry.upper
+            if entry.lower == entry.upper:
+                return entry.lower
+            hint = entry.best
+    legal = get_moves(P, O)
+    if legal == 0:
+        if get_moves(O, P) == 0:
+            return final_score(P, O)
+        return -pvs(s, O, P, -beta, -alpha, n, parity)
+    count = list_moves(P, O, legal, hint, parity, moves)
+    for i in range(count):
+        bring_first(moves, i, count)
+        bit = (<uint64_t>1) << moves[i].square
+        cP = O ^ moves[i].flips
+        cO = P ^ moves[i].flips ^ bit
+        if i == 0:
+            value = -pvs(s, cP, cO, -beta, -alpha, n - 1, parity ^ QUADRANT_OF[moves[i].square])
+        else:
+            value = -nws(s, cP, cO, -alpha - 1, n - 1, parity ^ QUADRANT_OF[moves[i].square])
+            if alpha < value < beta:
+                value = -pvs(s, cP, cO, -beta, -alpha, n - 1, parity ^ QUADRANT_OF[moves[i].square])
+        if value > best:
+            best = value
+            best_square = moves[i].square
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    break
+    if s.table != NULL:
+        store(s, P, O, n, alpha0, beta, best, best_square)
+    return best
+
+
+cdef inline int parity_of(uint64_t empty) noexcept nogil:
+    cdef int parity = 0
+    while empty:
+        parity ^= QUADRANT_OF[first_bit(empty)]
+        empty &= empty - 1
+    return parity
+
+
+cdef int solve_window(Solver* s, uint64_t P, uint64_t O, int alpha, int beta) noexcept nogil:
+    cdef uint64_t empty = ~(P | O)
+    return pvs(s, P, O, alpha, beta, bit_count(empty), parity_of(empty))
+
+
+cdef int solve_best_moves(Solver* s, uint64_t P, uint64_t O, uint64_t legal, uint64_t* best) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    cdef uint64_t empty = ~(P | O), bit, cP, cO
+    cdef int n = bit_count(empty), parity = parity_of(empty), count, i, value, top = -INF, hint = NO_MOVE, child_parity
+    cdef EndEntry* entry
+    s.nodes += 1
+    if s.table != NULL:
+        entry = find(s, P, O)
+        if entry != NULL:
+            hint = entry.best
+    count = list_moves(P, O, legal, hint, parity, moves)
+    best[0] = 0
+    for i in range(count):
+        bring_first(moves, i, count)
+        bit = (<uint64_t>1) << moves[i].square
+        cP = O ^ moves[i].flips
+        cO = P ^ moves[i].flips ^ bit
+        child_parity = parity ^ QUADRANT_OF[moves[i].square]
+        if i == 0:
+            top = -pvs(s, cP, cO, -INF, INF, n - 1, child_parity)
+            best[0] = bit
+            continue
+        # Is the move worth ``top`` or more? A null window answers; only a yes needs the exact value.
+        if -nws(s, cP, cO, -top, n - 1, child_parity) < top:
+            continue
+        value = -pvs(s, cP, cO, -INF, -top + 1, n - 1, child_parity)
+        if value > top:
+            top = value
+            best[0] = bit
+        else:
+            best[0] |= bit
+    if s.table != NULL:
+        store(s, P, O, n, -INF, INF, top, first_bit(best[0]))
+    return top
+
+
+# --- Python API -------------------------------------------------------------------------------------
+
+cdef class Endgame:
+    """An exact endgame solver with its own transposition table of ``2**table_bits`` slots.
+
+    ``Endgame().solve(player, opponent)`` returns ``(value, best_moves,
+    nodes)`` for side-relative masks: the final disc difference for the side
+    to move with perfect play (empty squares to the winner), the mask of
+    every move of that value (0 when the side to move must pass or the game
+    is over), and the positions visited. The table is cleared before each
+    position, so the counts of one position do not depend on the others.
+    """
+    cdef Solver s
+    cdef readonly int table_bits
+
+    def __cinit__(self, int table_bits=20):
+        if not 0 <= table_bits <= 30:
+            raise ValueError(f"table_bits must be in 0..30, got {table_bits}")
+        self.table_bits = table_bits
+        self.s.mask = 0
+        self.s.nodes = 0
+        self.s.table = NULL
+        if table_bits > 0:
+            self.s.table = new_table(table_bits)
+            if self.s.table == NULL:
+                raise MemoryError()
+            self.s.mask = ((<uint64_t>1) << table_bits) - 1
+
+    def __dealloc__(self):
+        free(self.s.table)
+
+    cdef void reset(self) noexcept nogil:
+        if self.s.table != NULL:
+            memset(self.s.table, 0, (self.s.mask + 1) * sizeof(EndEntry))
+        self.s.nodes = 0
+
+    def solve(self, uint64_t player, uint64_t opponent):
+        """Returns ``(value, best_moves_mask, nodes)`` of the side-relative position."""
+        _check(player, opponent)
+        cdef uint64_t legal, best = 0
+        cdef int value
+        with nogil:
+            self.reset()
+            legal = get_moves(player, opponent)
+            if legal:
+                value = solve_best_moves(&self.s, player, opponent, legal, &best)
+            else:
+                value = solve_window(&self.s, player, opponent, -INF, INF)
+        return value, best, self.s.nodes
+
+    def value(self, uint64_t player, uint64_t opponent, int alpha=-INF, int beta=INF):
+        """Returns ``(value, nodes)``: :func:`solve_window`'s fail-soft value in the window (alpha, beta)."""
+        _check(player, opponent)
+        cdef int value
+        with nogil:
+            self.reset()
+            value = solve_window(&self.s, player, opponent, alpha, beta)
+        return value, self.s.nodes
+
+    def move_values(self, uint64_t player, uint64_t opponent):
+        """Returns ``({square: value}, nodes)``: the exact value of every legal move, for the side to move."""
+        _check(player, opponent)
+        cdef uint64_t legal = get_moves(player, opponent), flips, bit
+        cdef int square, value
+        values = {}
+        self.reset()
+        while legal:
+            square = first_bit(legal)
+            bit = legal & (<uint64_t>0 - legal)
+            legal ^= bit
+            flips = get_flips(square, player, opponent)
+            with nogil:
+                value = -solve_window(&self.s, opponent ^ flips, player ^ flips ^ bit, -INF, INF)
+            values[square] = value
+        return values, self.s.nodes
+
+
+def _check(uint64_t player, uint64_t opponent):
+    if player & opponent:
+        raise ValueError("player and opponent share squares")
+
+
+def final(uint64_t player, uint64_t opponent):
+    """Returns the final score of a finished game for ``player`` (empty squares to the winner)."""
+    return final_score(player, opponent)
+
+
+def last_flip_count(int square, uint64_t player):
+    """Returns the discs ``player`` flips on ``square`` when it is the only empty square (for tests)."""
+    if not 0 <= square < 64:
+        raise ValueError(f"square must be in 0..63, got {square}")
+    return last_flips(square, player) // 2
