@@ -621,6 +621,7 @@ cdef class Endgame:
     """
     cdef Solver s
     cdef readonly int table_bits
+    cdef uint64_t used  # the slots the searches since the last reset may have written
 
     def __cinit__(self, int table_bits=20):
         if not 0 <= table_bits <= 30:
@@ -629,6 +630,7 @@ cdef class Endgame:
         self.s.mask = 0
         self.s.nodes = 0
         self.s.table = NULL
+        self.used = 0
         if table_bits > 0:
             self.s.table = new_table(table_bits)
             if self.s.table == NULL:
@@ -638,9 +640,18 @@ cdef class Endgame:
     def __dealloc__(self):
         free(self.s.table)
 
-    cdef void reset(self) noexcept nogil:
+    cdef void reset(self, uint64_t player, uint64_t opponent) noexcept nogil:
+        """Clears what the last searches wrote, and sizes the table for the position to come.
+
+        A small position gets a part of the table: clearing all of it (48 MiB
+        at 21 bits) took longer than solving a position of 14 empty squares.
+        """
+        cdef int bits = bit_count(~(player | opponent)) + 2
         if self.s.table != NULL:
-            memset(self.s.table, 0, (self.s.mask + 1) * sizeof(EndEntry))
+            memset(self.s.table, 0, self.used * sizeof(EndEntry))
+            bits = min(max(bits, 8), self.table_bits)
+            self.s.mask = ((<uint64_t>1) << bits) - 1
+            self.used = self.s.mask + 1
         self.s.nodes = 0
 
     def solve(self, uint64_t player, uint64_t opponent):
@@ -649,7 +660,7 @@ cdef class Endgame:
         cdef uint64_t legal, best = 0
         cdef int value
         with nogil:
-            self.reset()
+            self.reset(player, opponent)
             legal = get_moves(player, opponent)
             if legal:
                 value = solve_best_moves(&self.s, player, opponent, legal, &best)
@@ -662,7 +673,7 @@ cdef class Endgame:
         _check(player, opponent)
         cdef int value
         with nogil:
-            self.reset()
+            self.reset(player, opponent)
             value = solve_window(&self.s, player, opponent, alpha, beta)
         return value, self.s.nodes
 
@@ -672,7 +683,7 @@ cdef class Endgame:
         cdef uint64_t legal = get_moves(player, opponent), flips, bit
         cdef int square, value
         values = {}
-        self.reset()
+        self.reset(player, opponent)
         while legal:
             square = first_bit(legal)
             bit = legal & (<uint64_t>0 - legal)

@@ -1,0 +1,164 @@
+"""othello-ga solve: positions from arguments, files and standard input; rows, totals, CSV; bad positions."""
+from __future__ import annotations
+
+import csv
+import doctest
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import engine.endgame
+from engine import Board
+from engine.endgame import EndgameSolver, check_solvable
+from ga.cli import cli
+
+import reference as ref
+
+FFO = Path(__file__).resolve().parents[2] / "shared" / "ffo" / "ffo-1-79.csv"
+ROOT = Path(__file__).resolve().parent.parent
+FIRST = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"  # FFO #1: +18 by g8
+FOURTH = "-XXXXXX-X-XXXOO-XOXXXOOXXXOXOOOX-OXOOXXX--OOOXXX--OOXX----XOXXO- X"  # FFO #4: 0 by a5 or h8
+
+
+@pytest.fixture(autouse=True)
+def no_debug(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OTHELLO_GA_DEBUG", raising=False)
+
+
+def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["solve", *args], input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def rows(stdout: str) -> list[list[str]]:
+    return [line.split() for line in stdout.splitlines()[1:]]
+
+
+def test_one_position_quoted_or_as_two_arguments() -> None:
+    for args in ([FIRST], FIRST.split()):
+        code, out, err = run(*args)
+        assert code == 0, err
+        (row,) = rows(out)
+        assert row[:5] == FIRST.split() + ["14", "+18", "g8"]
+
+
+def test_every_best_move_and_every_moves_value() -> None:
+    code, out, _ = run(FOURTH)
+    assert rows(out)[0][4] == "a5|h8"
+    position = next(p for p in ref.random_game(3) if 64 - ref.count(p.black | p.white) == 9)
+    code, out, _ = run(ref.to_text(position), "--moves", "all")
+    values = dict(item.split(":") for item in rows(out)[0][7:])
+    assert {ref.square_name(m): f"{v:+d}" for m, v in ref.exact_move_values(position).items()} == values
+    assert list(values.values()) == sorted(values.values(), key=int, reverse=True)  # best first
+
+
+def test_a_file_with_comments_and_a_total(tmp_path: Path) -> None:
+    positions = tmp_path / "two.obf"
+    positions.write_text(f"; a header\n{FIRST}; G8:+18\n\n{FOURTH}\n")
+    code, out, err = run(str(positions), "--csv", str(tmp_path / "out.csv"))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[-2].startswith("total: 2 positions") and lines[-1] == f"wrote {tmp_path / 'out.csv'}"
+    with (tmp_path / "out.csv").open() as handle:
+        table = list(csv.DictReader(handle))
+    assert [(r["position"], r["score"], r["best_moves"]) for r in table] == [(FIRST, "18", "g8"), (FOURTH, "0", "a5|h8")]
+    assert all(int(r["nodes"]) > 0 and float(r["seconds"]) >= 0 for r in table)
+
+
+def test_standard_input_and_csv_to_standard_output() -> None:
+    code, out, err = run("-", "--csv", "-", stdin=f"{FIRST}\n")
+    assert code == 0
+    table = list(csv.DictReader(io.StringIO(out)))  # the data alone on standard output
+    assert [(r["score"], r["best_moves"]) for r in table] == [("18", "g8")]
+    assert "position" in err.splitlines()[0]  # the table went to standard error
+
+
+def test_a_finished_game_and_a_pass() -> None:
+    finished = "X" * 62 + "-O" + " O"  # nobody can play g8: black wins 62 to 1, the empty square his
+    code, out, _ = run(finished)
+    assert rows(out)[0][3:5] == ["-62", "-"]
+    passing = next(p for seed in range(200) for p in ref.random_game(seed)
+                   if ref.must_pass(p) and 64 - ref.count(p.black | p.white) <= 10)
+    code, out, _ = run(ref.to_text(passing))
+    assert rows(out)[0][3:5] == [f"{ref.exact_value(passing, -65, 65):+d}", "pass"]
+
+
+def test_the_doctest_of_the_solver() -> None:
+    assert doctest.testmod(engine.endgame).failed == 0
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["XX X"], "neither a position"),
+    (["X" + "-" * 64 + " X"], "64 squares, got 65"),
+    (["-" * 63 + "Q X"], "invalid character 'Q'"),
+    (["-" * 64 + " Z"], "invalid side"),
+    (["X" + "-" * 63 + " X"], "white has no discs"),
+    (["XO" + "-" * 62 + " X"], "62 empty squares"),
+    (["XXOO" + "-" * 60 + " X"], "60 empty squares, more than the 30 allowed"),
+    ([FIRST, "--max-empties", "10"], "14 empty squares, more than the 10 allowed"),
+    (["--moves", "some", FIRST], "'some' is not one of"),
+])
+def test_bad_positions_get_one_line(args: list[str], fragment: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("othello-ga: error: ") and fragment in lines[0], err
+    assert out == ""
+
+
+def test_bad_files_get_one_line_and_nothing_is_written(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.obf"
+    bad.write_text(f"{FIRST}\n{'X' * 10} O\n")
+    empty = tmp_path / "empty.obf"
+    empty.write_text("; nothing\n\n")
+    binary = tmp_path / "binary.obf"
+    binary.write_bytes(b"\xff\xfe" + b"\0" * 10)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    csv_path = tmp_path / "out.csv"
+    for args, fragment in (([str(bad)], "bad.obf, line 2"), ([str(empty)], "holds no position"),
+                           ([str(binary)], "not a text file"), ([str(fifo)], "not a regular file"),
+                           ([str(tmp_path)], "is a directory"), ([str(tmp_path / "none.obf")], "nor an existing file")):
+        code, out, err = run(*args, "--csv", str(csv_path))
+        assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, (args, err)
+        assert not csv_path.exists()
+
+
+def test_an_existing_csv_is_kept_without_force(tmp_path: Path) -> None:
+    csv_path = tmp_path / "out.csv"
+    csv_path.write_text("keep")
+    code, out, err = run(FIRST, "--csv", str(csv_path))
+    assert code == 2 and "--force" in err and csv_path.read_text() == "keep" and out == ""
+    code, _, _ = run(FIRST, "--csv", str(csv_path), "--force")
+    assert code == 0 and csv_path.read_text().startswith("position,")
+
+
+def test_solvable_checks_by_value() -> None:
+    check_solvable(Board.from_text(FIRST), 14)
+    with pytest.raises(ValueError, match="more than the 13 allowed"):
+        check_solvable(Board.from_text(FIRST), 13)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="signals")
+def test_ctrl_c_during_a_long_search_ends_at_once_with_130(tmp_path: Path) -> None:
+    if not FFO.exists():
+        pytest.skip("needs the FFO positions")
+    with FFO.open() as handle:
+        row = next(r for r in csv.DictReader(handle) if r["number"] == "45")  # 24 empty squares: many seconds
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from ga.launch import main; sys.exit(main())", "solve",
+         f"{row['board']} {row['to_move']}", "--csv", str(tmp_path / "out.csv")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    time.sleep(3)
+    process.send_signal(2)
+    out, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err
+    assert "interrupted after 0 of 1 positions; --csv was not written" in err
+    assert "Traceback" not in err and not (tmp_path / "out.csv").exists()
