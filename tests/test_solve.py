@@ -162,3 +162,17 @@ def test_ctrl_c_during_a_long_search_ends_at_once_with_130(tmp_path: Path) -> No
     assert process.returncode == 130, err
     assert "interrupted after 0 of 1 positions; --csv was not written" in err
     assert "Traceback" not in err and not (tmp_path / "out.csv").exists()
+
+
+def test_bench_names_ffo_positions_not_solved_as_published(tmp_path: Path) -> None:
+    from ga.analysis.bench import ffo_time, read_ffo
+
+    if not FFO.exists():
+        pytest.skip("needs the FFO positions")
+    positions = read_ffo(FFO)
+    good = ffo_time(positions, 1, 3, None)
+    assert "WRONG" not in good.detail and good.median > 0
+    doctored = tmp_path / "ffo.csv"
+    text = FFO.read_text().replace(",G8,+18,", ",G8,+16,", 1)  # #1's published score, altered
+    doctored.write_text(text)
+    assert ffo_time(read_ffo(doctored), 1, 3, None).detail.endswith("WRONG: #1")

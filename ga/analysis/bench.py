@@ -6,17 +6,21 @@ the targets and the ratio to a naive pure-Python implementation.
 
 from __future__ import annotations
 
+import csv
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from engine import Board, Player, TABLES, build_player, naive, perft, play_match
+from engine import PASS, Board, Player, TABLES, build_player, naive, perft, play_match
 from engine._players import SharedPlan, search_match
+from engine.board import square_name
+from engine.endgame import EndgameSolver
 
 # Leaves of perft from the start position, by depth.
 PERFT_LEAVES = {8: 390216, 9: 3005288, 10: 24571284, 11: 212258800}
@@ -136,6 +140,77 @@ def search_rates(depth: int, games: int, repeat: int) -> tuple[Measurement, Meas
     return fast, plain
 
 
+#: The endgame rows: positions this many empty squares from the end of seeded games, and how many.
+ENDGAME_EMPTIES = 18
+ENDGAME_POSITIONS = 24
+#: The FFO sets of the endgame rows (numbers, first to last) and their time targets in seconds, one core.
+FFO_SETS = {(1, 39): 90.0, (40, 44): 60.0}
+
+
+@dataclass(frozen=True)
+class FfoPosition:
+    """A position of the FFO endgame test set, with its published best moves and score."""
+
+    number: int
+    board: Board
+    best_moves: frozenset[str]  # a1-h8
+    score: int
+
+
+def read_ffo(path: Path) -> list[FfoPosition]:
+    """Returns the positions of an FFO CSV (columns number, board, to_move, best_moves, best_score)."""
+    with path.open(newline="") as handle:
+        return [FfoPosition(int(row["number"]), Board.from_text(f"{row['board']} {row['to_move']}"),
+                            frozenset(move.lower() for move in row["best_moves"].split("|")), int(row["best_score"]))
+                for row in csv.DictReader(handle)]
+
+
+def endgame_positions(empties: int, count: int) -> list[Board]:
+    """Returns ``count`` positions ``empties`` empty squares from the end of seeded games (1-ply heuristic, eps 0.2)."""
+    player = Player("nhand_custom", 1, TABLES["heuristic"], 0.2)
+    boards = []
+    seed = 0
+    while len(boards) < count:
+        board = Board()
+        while board.empty_count() > empties and not board.is_game_over():
+            board.push(player.choose(board, seed * 64 + board.empty_count()) if board.legal_moves() else PASS)
+        if board.empty_count() == empties and board.legal_moves():
+            boards.append(board)
+        seed += 1
+    return boards
+
+
+def endgame_rate(boards: Sequence[Board], repeat: int, name: str) -> Measurement:
+    """Measures the endgame search on ``boards`` (value and every best move) in positions visited per second."""
+    solver = EndgameSolver()
+    seconds = []
+
+    def work() -> int:
+        solutions = [solver.solve(board) for board in boards]
+        seconds.append(sum(s.seconds for s in solutions))
+        return sum(s.nodes for s in solutions)
+
+    median, runs = _median_rate(work, repeat)
+    return Measurement(name, "nodes/s", median, runs, detail=f"{statistics.median(seconds):.2f} s")
+
+
+def ffo_time(positions: Sequence[FfoPosition], first: int, last: int, target: float | None) -> Measurement:
+    """Measures the endgame search on FFO positions first..last, once, in seconds; says any not solved as published."""
+    chosen = [p for p in positions if first <= p.number <= last]
+    solver = EndgameSolver()
+    nodes, seconds, wrong = 0, 0.0, []
+    for position in chosen:
+        solution = solver.solve(position.board)
+        nodes += solution.nodes
+        seconds += solution.seconds
+        names = {square_name(move) for move in solution.best_moves}
+        if solution.score != position.score or names != position.best_moves:
+            wrong.append(f"#{position.number}")
+    verdict = f", WRONG: {' '.join(wrong)}" if wrong else ""
+    return Measurement(f"endgame FFO #{first}-#{last}", "s", seconds, [seconds], target, lower_is_better=True,
+                       detail=f"{nodes / seconds / 1e6:.1f} M nodes/s{verdict}")
+
+
 #: The loop's budget: a whole run at most this many times its games (played in one batch) plus start-up.
 LOOP_TARGET = 1.5
 
@@ -177,35 +252,58 @@ def loop_ratio(results: list[Measurement]) -> str | None:
     return f"ratio whole run / (its games + start-up): {ratio:.2f}x{verdict}"
 
 
-def measure(quick: bool = False, repeat: int = 5) -> Iterator[Measurement]:
-    """Runs every benchmark, yielding each measurement as soon as it is taken (``quick``: small sizes, for tests)."""
+#: The groups of rows ``bench --only`` picks from; the loop's rows are run by the command line.
+GROUPS = ("engine", "search", "endgame", "loop")
+
+
+def measure(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS,
+            ffo: Path | None = None) -> Iterator[Measurement]:
+    """Runs the benchmarks of ``groups``, yielding each measurement as soon as it is taken (``quick``: small sizes).
+
+    ``ffo`` (an FFO CSV) adds the endgame rows of the FFO sets: each solved
+    once, single-threaded, checked against the published scores and moves.
+    """
     scale = 20 if quick else 1
     table = TABLES["heuristic"]
     custom = Player("nhand_custom", 1, table)
     random_player = Player("random")
-    for depth in (8, 9) if quick else (10,):
-        yield perft_rate(depth, repeat)
-    if not quick:
-        yield perft_time(11, target=1.0)
-    yield games_rate(random_player, random_player, 200_000 // scale, repeat, "random vs random", 350_000)
-    yield games_rate(custom, random_player, 100_000 // scale, repeat, "nhand_custom:1 vs random", 100_000)
-    yield games_rate(custom, Player("nhand", 2), 20_000 // scale, repeat, "nhand_custom:1 vs nhand:2", 30_000)
-    yield games_rate(custom, Player("nmost", 1), 20_000 // scale, repeat, "nhand_custom:1 vs nmost:1", None)
-    # A population-64 generation of 64 games each, on one thread and on every core.
-    individuals = 4 if quick else 64
-    yield generation_rate(1, individuals, repeat)
-    yield generation_rate(max(os.cpu_count() or 1, 2), individuals, repeat)
-    yield naive_rate(None, 200 // scale, 3, "naive Python: random vs random")
-    yield naive_rate(table, 100 // scale, 3, "naive Python: nhand_custom:1 vs random")
-    for depth, games in SEARCH_GAMES.items():
-        if quick and depth > 4:
-            break
-        yield from search_rates(depth, max(1, games // scale) if quick else games, 1 if quick else max(3, repeat))
+    if "engine" in groups:
+        for depth in (8, 9) if quick else (10,):
+            yield perft_rate(depth, repeat)
+        if not quick:
+            yield perft_time(11, target=1.0)
+        yield games_rate(random_player, random_player, 200_000 // scale, repeat, "random vs random", 350_000)
+        yield games_rate(custom, random_player, 100_000 // scale, repeat, "nhand_custom:1 vs random", 100_000)
+        yield games_rate(custom, Player("nhand", 2), 20_000 // scale, repeat, "nhand_custom:1 vs nhand:2", 30_000)
+        yield games_rate(custom, Player("nmost", 1), 20_000 // scale, repeat, "nhand_custom:1 vs nmost:1", None)
+        # A population-64 generation of 64 games each, on one thread and on every core.
+        individuals = 4 if quick else 64
+        yield generation_rate(1, individuals, repeat)
+        yield generation_rate(max(os.cpu_count() or 1, 2), individuals, repeat)
+        yield naive_rate(None, 200 // scale, 3, "naive Python: random vs random")
+        yield naive_rate(table, 100 // scale, 3, "naive Python: nhand_custom:1 vs random")
+    if "search" in groups:
+        for depth, games in SEARCH_GAMES.items():
+            if quick and depth > 4:
+                break
+            yield from search_rates(depth, max(1, games // scale) if quick else games, 1 if quick else max(3, repeat))
+    if "endgame" in groups:
+        empties = 12 if quick else ENDGAME_EMPTIES
+        yield endgame_rate(endgame_positions(empties, ENDGAME_POSITIONS), 1 if quick else repeat,
+                           f"endgame, {ENDGAME_POSITIONS} positions at {empties} empty")
+        if ffo is not None:
+            positions = read_ffo(ffo)
+            for (first, last), target in FFO_SETS.items():
+                if quick:  # the first set's small positions only
+                    yield ffo_time(positions, first, 19, None)
+                    break
+                yield ffo_time(positions, first, last, target)
 
 
-def run_benchmarks(quick: bool = False, repeat: int = 5) -> list[Measurement]:
-    """Runs every benchmark and returns the measurements."""
-    return list(measure(quick, repeat))
+def run_benchmarks(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS,
+                   ffo: Path | None = None) -> list[Measurement]:
+    """Runs the benchmarks of ``groups`` and returns the measurements."""
+    return list(measure(quick, repeat, groups, ffo))
 
 
 HEADER = f"{'benchmark':40} {'median':>14} {'unit':9} {'target':>10}  ok   {'also':>16}"

@@ -69,21 +69,47 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
     return run, games, startup
 
 
+#: The FFO endgame test set, beside the repository (it is data, never copied into it).
+FFO_CSV = Path("..") / "shared" / "ffo" / "ffo-1-79.csv"
+
+
+def _ffo_positions() -> Path | None:
+    """Returns the FFO CSV beside the working directory or beside the source tree ga/ sits in (None if neither)."""
+    for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        if (root / FFO_CSV).is_file():
+            return (root / FFO_CSV).resolve()
+    return None
+
+
+GROUP_CHOICES = ("engine", "search", "endgame", "loop")
+
+
 @click.command(cls=Command)
 @click.option("--quick", is_flag=True, help="Small sizes (seconds, for a smoke test).")
 @click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True, help="Runs per measurement.")
-def bench(quick: bool, repeat: int) -> None:
-    """Measure the engine (perft, games per second, the alpha-beta search against the plain one) and the loop's
-    cost (a whole seed2021.toml run against its games played in one batch plus start-up); medians."""
+@click.option("--only", "groups", type=click.Choice(GROUP_CHOICES), multiple=True,
+              help="Only these rows (repeat for several): engine (perft, games), search, endgame, loop.")
+@click.option("--ffo", "ffo", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help=f"The FFO endgame CSV of the endgame rows (default: {FFO_CSV} if it is there).")
+def bench(quick: bool, repeat: int, groups: tuple[str, ...], ffo: Path | None) -> None:
+    """Measure the engine (perft, games per second, the alpha-beta search against the plain one, the exact
+    endgame on generated and FFO positions) and the loop's cost (a whole seed2021.toml run against its games
+    played in one batch plus start-up); medians."""
     from ga.analysis.bench import HEADER, loop_overhead, measure, ratios, row
 
+    chosen = groups or GROUP_CHOICES
+    ffo = ffo or _ffo_positions()
     click.echo(HEADER)
     results = []
-    for measurement in measure(quick=quick, repeat=repeat):  # each row as soon as it is measured
+    for measurement in measure(quick=quick, repeat=repeat, groups=chosen, ffo=ffo):  # each row when measured
         click.echo(row(measurement))
         results.append(measurement)
+    if "endgame" in chosen and ffo is None:
+        click.echo(f"(the FFO endgame rows need {FFO_CSV} or --ffo FILE)")
     config_path = _loop_experiment()
-    if config_path is None:
+    if "loop" not in chosen:
+        pass
+    elif config_path is None:
         click.echo(f"(the whole-run rows need {LOOP_EXPERIMENT}: run bench from the repository)")
     else:
         generations = 20 if quick else 1000
