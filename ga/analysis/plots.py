@@ -59,6 +59,7 @@ __all__ = [
     "rolling_win_rate",
     "rolling_window",
     "run_label",
+    "save_figure",
 ]
 
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -660,6 +661,11 @@ def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = a
         figure.clear()  # frees the artists now rather than at garbage collection
     write(path, image.getvalue())
     return path
+
+
+def save_figure(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write) -> Path:
+    """Writes a figure as every figure of the project is written: at its own size, no date, whole or not at all."""
+    return _save(figure, path, write)
 
 
 def _check_format(fmt: str) -> None:

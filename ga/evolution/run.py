@@ -28,7 +28,7 @@ from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
 from ga.weights import load_weights, parse_weights
 
-__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "memory_limit", "evolve", "resolve_workers", "resume", "run"]
+__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds", "memory_limit", "evolve", "resolve_workers", "resume", "run"]
 
 
 def resolve_workers(config: Config) -> int:
@@ -150,7 +150,7 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
                                 should_stop=lambda: stop.signal is not None, progress=progress)
     writer = RunWriter(run_dir)
     manifest = read_manifest(run_dir)
-    manifest["restarts_s"] = round(sum(_job_seconds(read_manifest(restart_dir(run_dir, k), missing_ok=True))
+    manifest["restarts_s"] = round(sum(job_seconds(read_manifest(restart_dir(run_dir, k), missing_ok=True))
                                        for k in range(1, count + 1)), 3)
     if refined is None:
         manifest.update(status="interrupted")
@@ -167,7 +167,7 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
     return result
 
 
-def _job_seconds(manifest: dict[str, Any]) -> float:
+def job_seconds(manifest: dict[str, Any]) -> float:
     """Returns the seconds a run's stages took, as its manifest records them."""
     return float(sum(manifest.get(key, 0.0) or 0.0 for key in ("wall_s", "final_s", "restarts_s", "refine_s")
                      if isinstance(manifest.get(key, 0.0), (int, float))))
