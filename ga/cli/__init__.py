@@ -17,6 +17,7 @@ from ga.cli.export import export
 from ga.cli.inspect import compare, plot, show
 from ga.cli.play import play
 from ga.cli.run import evolve, resume
+from ga.cli.study import study
 
 __all__ = ["cli", "main"]
 
@@ -27,7 +28,7 @@ def cli() -> None:
     """Evolve the 64 square weights of an Othello evaluation function with a genetic algorithm."""
 
 
-for _command in (evolve, resume, play, bench, plot, compare, export, evaluate, show):
+for _command in (evolve, resume, study, play, bench, plot, compare, export, evaluate, show):
     cli.add_command(_command)
 
 

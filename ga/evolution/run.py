@@ -28,7 +28,7 @@ from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
 from ga.weights import load_weights, parse_weights
 
-__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds", "memory_limit", "evolve", "resolve_workers", "resume", "run"]
+__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds", "memory_limit", "evolve", "resolve_workers", "resume", "run", "timestamped_dir"]
 
 
 def resolve_workers(config: Config) -> int:
@@ -296,12 +296,17 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
 
 def default_run_dir(config: Config, results: Path = Path("results")) -> Path:
     """Returns ``results/<experiment>-<timestamp>``, made unique if needed."""
+    return timestamped_dir(config.experiment.name, results)
+
+
+def timestamped_dir(name: str, results: Path = Path("results")) -> Path:
+    """Returns ``results/<name>-<timestamp>`` (a run's or a study's), made unique if needed."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    candidate = results / f"{config.experiment.name}-{stamp}"
+    candidate = results / f"{name}-{stamp}"
     suffix = 1
     while candidate.exists():
         suffix += 1
-        candidate = results / f"{config.experiment.name}-{stamp}-{suffix}"
+        candidate = results / f"{name}-{stamp}-{suffix}"
     return candidate
 
 

@@ -23,7 +23,7 @@ from ga.study.layout import PLOTS, run_dir
 from ga.study.measures import columns
 from ga.study.schema import Study
 
-__all__ = ["config_curves", "curve_band", "curves_figure", "grid_figure", "grid_key", "measures_figure", "plot_study"]
+__all__ = ["config_curves", "curve_band", "curves_figure", "grid_figure", "grid_key", "measures_figure", "plot_study", "study_curves"]
 
 
 def curve_band(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -67,6 +67,16 @@ def config_curves(study: Study, study_dir: Path) -> dict[str, pd.DataFrame]:
             x = (x + 1) * games_per_generation(config.config)
         curves[config.label] = pd.DataFrame({"x": x, "n": count, "mean": mean, "low": low, "high": high})
     return curves
+
+
+def study_curves(study_dir: Path) -> list[tuple[str, pd.DataFrame]]:
+    """Returns a study directory's config curves (:func:`config_curves`), each labelled "study: config (n runs)"."""
+    from ga.study.layout import STUDY
+    from ga.study.schema import load_study
+
+    study = load_study(Path(study_dir) / STUDY)
+    return [(f"{study.name}: {label} ({int(curve['n'].max())} runs)", curve)
+            for label, curve in config_curves(study, Path(study_dir)).items()]
 
 
 def curves_figure(study: Study, curves: dict[str, pd.DataFrame]) -> Figure:

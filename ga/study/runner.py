@@ -19,6 +19,7 @@ scoring between two measures, and the study is left resumable.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import multiprocessing
 import os
@@ -308,25 +309,36 @@ def run_study(
     total)`` is called as each task ends. A stop (SIGINT, SIGTERM, or
     ``stop``) lets the running runs checkpoint and returns early.
     """
-    from ga.study.summary import write_summary
+    from ga.games.cluster import connect
 
     stop = stop if stop is not None else StopRequest()
-    open_study(study, study_dir)
-    with RunLock(study_dir), stop.installed():
-        local_jobs = jobs or all_cores()
-        workers = 1 if dask is not None else max(1, all_cores() // local_jobs)
-        pending = _jobs(study, study_dir, workers)
-        total = len(study.runs)
-        done = total - len(pending)
-        if pending:
-            runner = _on_dask(pending, dask, stop) if dask is not None else _on_processes(pending, local_jobs, stop)
-            for outcome in runner:
-                _write_scores(study_dir, outcome)
-                if outcome.finished and not _missing(study, study_dir, outcome):
-                    done += 1
-                if on_run is not None:
-                    on_run(outcome, done, total)
-        write_summary(study, study_dir)
+    with contextlib.ExitStack() as cluster:
+        # The cluster first: one that cannot be reached leaves nothing written.
+        client = cluster.enter_context(connect(dask, all_cores())) if dask is not None else None
+        open_study(study, study_dir)
+        with RunLock(study_dir), stop.installed():
+            return _run_pending(study, study_dir, jobs, client, dask or "", on_run, stop)
+
+
+def _run_pending(study: Study, study_dir: Path, jobs: int, client: Any, address: str,
+                 on_run: Callable[[RunOutcome, int, int], None] | None, stop: StopRequest) -> StudyResult:
+    from ga.study.summary import write_summary
+
+    local_jobs = jobs or all_cores()
+    workers = 1 if client is not None else max(1, all_cores() // local_jobs)
+    pending = _jobs(study, study_dir, workers)
+    total = len(study.runs)
+    done = total - len(pending)
+    if pending:
+        runner = (_on_dask(pending, client, address, stop) if client is not None
+                  else _on_processes(pending, local_jobs, stop))
+        for outcome in runner:
+            _write_scores(study_dir, outcome)
+            if outcome.finished and not _missing(study, study_dir, outcome):
+                done += 1
+            if on_run is not None:
+                on_run(outcome, done, total)
+    write_summary(study, study_dir)
     return StudyResult(study_dir, study, done, total, stopped=stop.signal is not None and done < total)
 
 
@@ -357,37 +369,36 @@ def _on_processes(pending: list[RunJob], jobs: int, stop: StopRequest) -> Iterat
                 yield future.result()
 
 
-def _on_dask(pending: list[RunJob], address: str, stop: StopRequest) -> Iterator[RunOutcome]:
-    """Yields the outcome of each task as it ends, one task a run on the Dask cluster at ``address``."""
+def _on_dask(pending: list[RunJob], client: Any, address: str, stop: StopRequest) -> Iterator[RunOutcome]:
+    """Yields the outcome of each task as it ends, one task a run on the Dask cluster of ``client``."""
     from distributed import Event, KilledWorker, wait
 
-    from ga.games.cluster import ClusterLost, connect
+    from ga.games.cluster import ClusterLost
 
-    with connect(address, all_cores()) as client:
-        event_name = f"othello-ga-study-{uuid.uuid4().hex}"
-        event = Event(event_name, client=client)
-        remaining = {client.submit(_dask_task, job, event_name, pure=False,
-                                   key=f"study-run-{job.label}-seed{job.seed}-{uuid.uuid4().hex[:8]}")
-                     for job in pending}
-        told = False
-        try:
-            while remaining:
-                if stop.signal is not None and not told:
-                    event.set()  # every task stops its run, and the tasks not started yet start none
-                    told = True
+    event_name = f"othello-ga-study-{uuid.uuid4().hex}"
+    event = Event(event_name, client=client)
+    remaining = {client.submit(_dask_task, job, event_name, pure=False,
+                               key=f"study-run-{job.label}-seed{job.seed}-{uuid.uuid4().hex[:8]}")
+                 for job in pending}
+    told = False
+    try:
+        while remaining:
+            if stop.signal is not None and not told:
+                event.set()  # every task stops its run, and the tasks not started yet start none
+                told = True
+            try:
+                finished, remaining = wait(list(remaining), timeout=_POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                continue
+            for future in finished:
                 try:
-                    finished, remaining = wait(list(remaining), timeout=_POLL_S, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    continue
-                for future in finished:
-                    try:
-                        outcome = future.result()
-                    except (KilledWorker, OSError, concurrent.futures.CancelledError) as error:
-                        raise ClusterLost(f"lost the Dask cluster at '{address}' during the study ({type(error).__name__}: "
-                                          f"{' '.join(str(error).split())[:200]}); run the study again to go on") from error
-                    yield outcome
-                remaining = set(remaining)
-        finally:
-            if not told:
-                event.set()
+                    outcome = future.result()
+                except (KilledWorker, OSError, concurrent.futures.CancelledError) as error:
+                    raise ClusterLost(f"lost the Dask cluster at '{address}' during the study ({type(error).__name__}: "
+                                      f"{' '.join(str(error).split())[:200]}); run the study again to go on") from error
+                yield outcome
+            remaining = set(remaining)
+    finally:
+        if not told:
+            event.set()
 
