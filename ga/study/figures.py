@@ -9,6 +9,7 @@ they stand there.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,8 @@ def curve_band(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     from scipy import stats
 
     count = np.sum(~np.isnan(values), axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a generation of one run has no spread: NaN, as wanted
         mean = np.nanmean(np.where(count > 0, values, 0.0), axis=0) if values.size else np.zeros(0)
         spread = np.nanstd(values, axis=0, ddof=1) if values.shape[0] > 1 else np.full(values.shape[1], np.nan)
         half = stats.t.ppf(0.975, count - 1) * spread / np.sqrt(count)
@@ -121,7 +123,7 @@ def measures_figure(study: Study, table: pd.DataFrame, summary: pd.DataFrame) ->
         positions = np.arange(len(labels))
         errors = np.vstack([rows["mean"] - rows["low"], rows["high"] - rows["mean"]])
         axes.errorbar(positions, rows["mean"], yerr=np.nan_to_num(errors), fmt="o", color="black", capsize=5,
-                      zorder=3, gid=f"means:{column}")
+                      zorder=3, label=f"means:{column}")
         axes.set_xticks(positions, labels=labels, rotation=30 if len(labels) > 4 else 0, ha="right"
                         if len(labels) > 4 else "center", fontsize=8)
         axes.set_ylabel(column)
@@ -152,7 +154,7 @@ def grid_figure(study: Study, table: pd.DataFrame, summary: pd.DataFrame, key: s
         order = np.argsort(x, kind="stable")
         errors = np.vstack([rows["mean"] - rows["low"], rows["high"] - rows["mean"]])
         axes.errorbar(x[order], rows["mean"].to_numpy()[order], yerr=np.nan_to_num(errors[:, order]), fmt="o-",
-                      color="black", capsize=5, gid=f"grid:{column}")
+                      color="black", capsize=5, label=f"grid:{column}")
         if not numeric:
             axes.set_xticks(x, labels=[str(v) for v in values])
         axes.set_xlabel(key)

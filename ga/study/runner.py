@@ -243,10 +243,10 @@ def _process_task(job: RunJob) -> RunOutcome:
 
 def _dask_task(job: RunJob, event_name: str) -> RunOutcome:
     """Plays a run on a Dask worker thread; the study's stop arrives as a Dask event."""
-    from distributed import Event
+    from distributed import Event, get_client
 
     stop = StopRequest()
-    event = Event(event_name)
+    event = Event(event_name, client=get_client())
     if event.is_set():
         stop.signal = signal.SIGTERM
     ended = threading.Event()
@@ -387,7 +387,8 @@ def _on_dask(pending: list[RunJob], client: Any, address: str, stop: StopRequest
                 event.set()  # every task stops its run, and the tasks not started yet start none
                 told = True
             try:
-                finished, remaining = wait(list(remaining), timeout=_POLL_S, return_when="FIRST_COMPLETED")
+                with client.as_current():
+                    finished, remaining = wait(list(remaining), timeout=_POLL_S, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 continue
             for future in finished:

@@ -142,6 +142,7 @@ class ConfigEntry:
     label: str = ""
     file: str = ""
     extends: str = ""
+    description: str = ""  # what the config is (its experiment.description); shown in the summary
     set: dict[str, Any] = attrs.Factory(dict)
 
 
@@ -456,7 +457,10 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
         else:
             base = _load_config(entry.file, f"{where}.file", base_dir)
         label = entry.label or (Path(entry.file).stem if entry.file else "")
-        configs.append((label, _overridden(base, _flatten(entry.set, f"{where}.set"), f"{where}.set", base_dir)))
+        overrides = _flatten(entry.set, f"{where}.set")
+        if entry.description:
+            overrides["experiment.description"] = entry.description
+        configs.append((label, _overridden(base, overrides, f"{where}.set", base_dir)))
         _check_new_label(label, f"{where}.label", [name for name, _ in configs[:-1]])
     if written.grid is not None:
         grid = written.grid

@@ -161,9 +161,11 @@ def summary_markdown(study: Study, table: pd.DataFrame, summary: pd.DataFrame) -
                      f"{'(random tables) ' if measure.protocol == 'eu' else ''}per opponent, seed {measure.seed}")
     if study.measures:
         lines.append("")
+    described = len({config.config.experiment.description for config in study.configs}) > 1
     lines += ["Each score: mean over the seeds ± the half-width of its 95% t interval, then each seed's score.", "",
-              "| config | runs | generations | " + " | ".join(f"{c} | {c}, each seed" for c in score_columns) + " |",
-              "|---" * (3 + 2 * len(score_columns)) + "|"]
+              "| config | " + ("description | " if described else "") + "runs | generations | "
+              + " | ".join(f"{c} | {c}, each seed" for c in score_columns) + " |",
+              "|---" * (3 + described + 2 * len(score_columns)) + "|"]
     mean_rows = summary[summary["kind"] == "mean"]
     for config in study.configs:
         runs = done[done["config"] == config.label]
@@ -173,7 +175,9 @@ def summary_markdown(study: Study, table: pd.DataFrame, summary: pd.DataFrame) -
             row = mean_rows[(mean_rows["config"] == config.label) & (mean_rows["measure"] == column)].iloc[0]
             cells += [_interval(row["mean"], row["half_width"]),
                       ", ".join(f"{v:.3f}" for v in runs.sort_values("seed")[column]) or "-"]
-        lines.append(f"| {config.label} | {len(runs)} | {', '.join(map(str, generations))} | " + " | ".join(cells) + " |")
+        what = f"{config.config.experiment.description} | " if described else ""
+        lines.append(f"| {config.label} | {what}{len(runs)} | {', '.join(map(str, generations))} | "
+                     + " | ".join(cells) + " |")
     compared = summary[summary["kind"] == "comparison"]
     if len(compared):
         lines += ["", "## Comparisons", "",
