@@ -195,3 +195,14 @@ def test_deep_toml_trains_a_searching_player_at_depths_1_to_4_without_held_out_o
     from ga.evolution.refine import refine_depths
 
     assert refine_depths(config) == (1,)  # refined at 1 ply: at the run's depths it traded the 1-ply play away
+
+
+def test_the_study_benchmark_times_both_sides_and_prints_their_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = load_script("study_bench")
+    assert bench.main(["--repeat", "2", "--seeds", "1", "--generations", "2", "--games", "4", "--workers", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "5 configs x 1 seeds of seed2021.toml (2 generations), 1 worker threads"
+    repetitions = [line for line in lines if line.startswith("repetition ")]
+    assert len(repetitions) == 2 and all("5 runs back to back" in line for line in repetitions)
+    ratios = sorted(float(line.rsplit("ratio ", 1)[1]) for line in repetitions)
+    assert lines[-1].startswith(f"study / back to back: median ratio {sum(ratios) / 2:.3f}")

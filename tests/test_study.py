@@ -97,6 +97,15 @@ def study_state(study_dir: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
+def long_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A study of runs long enough to be stopped or lose a worker mid-way (a second each), and its whole run."""
+    folder = tmp_path_factory.mktemp("long")
+    path = write_study(folder / "a", generations=800)
+    assert run_study(load_study(path), folder / "reference", jobs=2).finished
+    return path, folder / "reference"
+
+
+@pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A whole tiny study, run in this process's order (one job): what every other way of running it must give."""
     folder = tmp_path_factory.mktemp("reference")
@@ -258,10 +267,9 @@ def test_another_study_in_a_study_directory_is_refused(reference: Path, tmp_path
     assert "holds another study (config 'tournament_size=2': experiment.generations = 3 there, 4 here)" in err
 
 
-def test_ctrl_c_leaves_a_study_that_continues_to_the_same_files(tmp_path: Path) -> None:
-    path = write_study(tmp_path / "a", generations=1500)
-    reference = tmp_path / "reference"
-    assert run_study(load_study(path), reference, jobs=2).finished
+def test_ctrl_c_leaves_a_study_that_continues_to_the_same_files(long_study: tuple[Path, Path],
+                                                                tmp_path: Path) -> None:
+    path, reference = long_study
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "ga.cli", "study", str(path), "--out", str(out), "--quiet",
                                 "--jobs", "2"], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
@@ -382,11 +390,11 @@ def test_show_and_compare_take_a_study_directory(reference: Path, tmp_path: Path
 # --- a Dask cluster ------------------------------------------------------------------------------
 
 
-def test_a_study_on_a_cluster_of_processes_gives_the_same_files_after_losing_a_worker(tmp_path: Path) -> None:
+def test_a_study_on_a_cluster_of_processes_gives_the_same_files_after_losing_a_worker(
+    long_study: tuple[Path, Path], tmp_path: Path
+) -> None:
     distributed = pytest.importorskip("distributed")
-    path = write_study(tmp_path / "a", generations=1500)
-    reference = tmp_path / "reference"
-    assert run_study(load_study(path), reference, jobs=2).finished
+    path, reference = long_study
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                        dashboard_address=None, silence_logs=50,
                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
@@ -413,3 +421,27 @@ def test_a_study_on_a_cluster_of_processes_gives_the_same_files_after_losing_a_w
     finally:
         client.close()
         cluster.close()
+
+
+@pytest.mark.shows("study --out", "study --jobs", "study --seeds", "study --generations", "study --quiet",
+                   "study --dask")
+def test_the_command_lines_options_take_effect(reference: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_study(tmp_path)
+    out = tmp_path / "look"
+    assert main(["study", str(path), "--out", str(out), "--seeds", "2", "--generations", "300", "--jobs", "2",
+                 "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # --quiet: no progress bar
+    assert "4 runs done" not in captured.out and "2 runs done" in captured.out
+    table = pd.read_csv(out / "study.csv")
+    assert list(table["seed"]) == [2, 2] and list(table["generations"]) == [300, 300]
+    # Each run directory's lock file keeps the id of the process that wrote it: two processes, neither this one.
+    writers = {int((run / ".lock").read_text()) for run in (out / "runs").iterdir()}
+    assert len(writers) == 2 and os.getpid() not in writers
+    assert main(["study", str(path), "--out", str(tmp_path / "one"), "--jobs", "1", "--quiet"]) == 0
+    assert len({(run / ".lock").read_text() for run in (tmp_path / "one" / "runs").iterdir()}) == 1
+    # On an in-process Dask cluster: the runs play in this process's threads, and the files are the same.
+    assert main(["study", str(path), "--out", str(tmp_path / "dask"), "--dask", "local:2", "--quiet"]) == 0
+    assert study_state(tmp_path / "dask") == study_state(reference)
+    assert {int((run / ".lock").read_text()) for run in (tmp_path / "dask" / "runs").iterdir()} == {os.getpid()}

@@ -38,7 +38,6 @@ import itertools
 import math
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +49,11 @@ import tomli_w
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 from cattrs.gen import make_dict_structure_fn
 
-from ga.config import Config, ConfigError, config_from_dict, config_to_dict, config_to_toml, load_config, result_settings
+from ga.config import (
+    Config, ConfigError, config_from_dict, config_to_dict, config_to_toml, load_config, read_toml, result_settings,
+)
 from ga.evolution.fitness import games_per_generation
-from ga.study.layout import CONFIGS, STUDY, check_label, config_file
+from ga.study.layout import CONFIGS, check_label, config_file
 from ga.study.measures import Measure, columns, measure_problem
 
 __all__ = ["COMPARE", "Study", "StudyConfig", "StudyError", "load_study", "parse_seeds", "study_toml"]
@@ -538,20 +539,9 @@ def load_study(path: str | os.PathLike[str], *, seeds: str | None = None, genera
     """
     file = Path(path)
     try:
-        data = tomllib.loads(file.read_bytes().decode("utf-8").removeprefix("\ufeff"))
-    except FileNotFoundError:
-        raise StudyError(f"study file '{path}' does not exist") from None
-    except IsADirectoryError:
-        raise StudyError(f"study file '{path}' is a directory without {STUDY}; give a study file or a study "
-                         "directory") from None
-    except UnicodeDecodeError as error:
-        raise StudyError(f"study file '{path}' is not valid TOML: not UTF-8 ({error.reason})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise StudyError(f"study file '{path}' is not valid TOML: {error}") from None
-    except OSError as error:
-        raise StudyError(f"study file '{path}' cannot be read: {error.strerror or error}") from None
-    except (RecursionError, ValueError):
-        raise StudyError(f"study file '{path}' is not a study: nested too deeply, or a number too long") from None
+        data = read_toml(file, "study file", "a study")
+    except ConfigError as error:
+        raise StudyError(str(error)) from None
     chosen = None
     if seeds is not None:
         try:

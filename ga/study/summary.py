@@ -23,7 +23,7 @@ from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
 from ga.study.layout import STUDY, STUDY_CSV, STUDY_FILES, SUMMARY_CSV, SUMMARY_MD, run_dir
 from ga.study.measures import columns
-from ga.study.schema import Study, StudyError, load_study
+from ga.study.schema import Study, load_study
 
 __all__ = ["SUMMARY_COLUMNS", "comparisons", "means", "pairs", "run_table", "summarize_study", "summary_frame",
            "summary_markdown", "write_summary"]
@@ -246,12 +246,3 @@ def summarize_study(study_dir: Path) -> str:
     body = summary_markdown(study, table, summary)
     return "\n".join(lines) + "\n\n" + body.split("\n", 2)[2]
 
-
-def check_study_dir(path: Path) -> Path:
-    """Returns ``path`` if it is a study directory.
-
-    :raises StudyError: if not.
-    """
-    if not (path / STUDY).is_file():
-        raise StudyError(f"'{path}' is not a study directory (no {STUDY}); run `othello-ga study STUDY.toml` first")
-    return path
