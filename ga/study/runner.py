@@ -26,7 +26,6 @@ import os
 import shutil
 import signal
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,12 +38,12 @@ from ga.config import Config, config_to_dict, config_from_dict
 from ga.evolution.run import StopRequest, evolve, resume
 from ga.files import atomic_write
 from ga.games.executor import all_cores
-from ga.rundir.layout import BEST, CHECKPOINT, MEAN, RunDirError
+from ga.rundir.layout import BEST, CHECKPOINT, MEAN
 from ga.rundir.lock import RunLock
 from ga.rundir.manifest import read_manifest
 from ga.study.layout import CONFIGS, RUNS, SCORES, STUDY, is_study_dir, run_dir, scores_file
 from ga.study.measures import Measure, score
-from ga.study.schema import Study, StudyConfig, StudyError, load_study, study_toml
+from ga.study.schema import Study, StudyError, load_study, study_toml
 from ga.weights import load_weights
 
 __all__ = ["RunJob", "RunOutcome", "StudyResult", "open_study", "play_run", "read_scores", "run_study", "run_state"]
@@ -307,7 +306,9 @@ def run_study(
     ``cores // jobs`` threads; ``dask`` (a scheduler address, ``local:N``)
     sends one run a task to a Dask cluster instead. ``on_run(outcome, done,
     total)`` is called as each task ends. A stop (SIGINT, SIGTERM, or
-    ``stop``) lets the running runs checkpoint and returns early.
+    ``stop``) lets the running runs checkpoint and returns early. The local
+    processes are spawned: a script that calls this guards its start with
+    ``if __name__ == "__main__":``.
     """
     from ga.games.cluster import connect
 

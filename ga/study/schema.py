@@ -54,7 +54,7 @@ from ga.config import (
 )
 from ga.evolution.fitness import games_per_generation
 from ga.study.layout import CONFIGS, check_label, config_file
-from ga.study.measures import Measure, columns, measure_problem
+from ga.study.measures import Measure, measure_problem
 
 __all__ = ["COMPARE", "Study", "StudyConfig", "StudyError", "load_study", "parse_seeds", "study_toml"]
 
