@@ -27,9 +27,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import attrs  # noqa: E402
+
 from ga.rundir.resolve import resolve_weights  # noqa: E402
-from ga.analysis.evaluation import LADDER_DEPTHS, LADDER_TABLES, ladder, evaluate_player  # noqa: E402
+from ga.analysis.evaluation import LADDER_DEPTHS, LADDER_TABLES, ladder  # noqa: E402
 from ga.analysis.stats import MatchSummary  # noqa: E402
+from ga.study.measures import Measure, score  # noqa: E402
 
 STRONG = Path(__file__).resolve().parent.parent / "results" / "reference" / "strong"
 # (label, SOURCE for resolve_weights, --which)
@@ -42,12 +45,12 @@ TABLES = [
     ("heuristic (WPC-H)", "heuristic", "best"),
     ("classic (blog, article 003)", "classic", "best"),
 ]
-# (column, title, evaluate_player arguments)
+# (column, title, the measure as a study scores it; its games and seed are the command line's)
 MEASURES = [
-    ("league_heuristic", "league vs heuristic", {"opponents": [], "protocol": "league"}),
-    ("league_lr06", "league vs lr06", {"opponents": ["wpc:1@lr06"], "protocol": "league"}),
-    ("vs_random", "vs random mover", {"opponents": ["random"], "protocol": "plain"}),
-    ("expected_utility", "expected utility", {"opponents": [], "protocol": "eu"}),
+    ("league_heuristic", "league vs heuristic", Measure("league_heuristic", "league")),
+    ("league_lr06", "league vs lr06", Measure("league_lr06", "league", ("wpc:1@lr06",))),
+    ("vs_random", "vs random mover", Measure("vs_random", "plain", ("random",))),
+    ("expected_utility", "expected utility", Measure("expected_utility", "eu")),
 ]
 TARGETS = {"league_heuristic": 0.56, "league_lr06": 0.50, "vs_random": 0.91, "expected_utility": 0.90}
 # The shipped tables the ladder scores at depth, and the score they aim at against every published table.
@@ -56,12 +59,14 @@ LADDER_TARGET = 0.52
 
 
 def measure(weights: np.ndarray, games: int, seed: int, workers: int) -> list[MatchSummary]:
-    """Returns a table's summary in each of the four measures (``games`` each; eu: games / 2 tables)."""
+    """Returns a table's summary in each of the four measures (``games`` each; eu: games / 2 tables).
+
+    Scored by the code that scores a study's runs (:func:`ga.study.measures.score`).
+    """
     summaries = []
-    for _, _, kwargs in MEASURES:
-        count = games // 2 if kwargs["protocol"] == "eu" else games
-        summaries += evaluate_player(weights, kwargs["opponents"], count, seed=seed, workers=workers,
-                                     protocol=kwargs["protocol"])
+    for _, _, held_out in MEASURES:
+        count = games // 2 if held_out.protocol == "eu" else games
+        summaries += score(weights, attrs.evolve(held_out, games=count, seed=seed), workers).values()
     return summaries
 
 

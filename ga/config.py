@@ -37,7 +37,7 @@ __all__ = [
     "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
     "FinalConfig", "FitnessConfig", "MutationConfig", "OpponentConfig", "OutputConfig", "PopulationConfig",
     "RefineConfig", "SelectionConfig", "config_from_dict", "config_to_dict", "config_to_toml", "load_config",
-    "replace", "result_settings", "settings_difference", "spec_weights_path", "with_overrides",
+    "read_toml", "replace", "result_settings", "settings_difference", "spec_weights_path", "with_overrides",
 ]
 
 Genome = Literal["full", "sym8", "sym4", "phase"]
@@ -752,6 +752,38 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
 OBSOLETE_RUN_KEYS = (("compute", "batch"),)
 
 
+def read_toml(path: str | os.PathLike[str], what: str = "config file", noun: str = "an experiment") -> dict[str, Any]:
+    """Returns the tables of the TOML file at ``path`` (a config file, or ``what`` another file of the tool is).
+
+    :raises ConfigError: one line naming the file: missing, not a regular file, not UTF-8, not TOML, unreadable.
+    """
+    config_path = Path(path)
+    if not _is_file(config_path):
+        if config_path.is_dir():
+            problem = "is a directory, not a TOML file"
+        elif _exists(config_path):
+            problem = "is not a regular file (a device, FIFO or socket); give the path of a TOML file"
+        else:
+            problem = "does not exist"
+        raise ConfigError(f"{what} '{path}' {problem}")
+    try:
+        text = config_path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # a byte-order mark from some editors
+        data = tomllib.loads(text)
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{what} '{path}' is not valid TOML: not UTF-8 ({error.reason})") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{what} '{path}' is not valid TOML: {error}") from error
+    except OSError as error:
+        raise ConfigError(f"{what} '{path}' cannot be read: {error.strerror or error}") from error
+    except RecursionError:
+        raise ConfigError(f"{what} '{path}' is nested too deeply to be {noun}") from None
+    except ValueError as error:  # tomllib's integers of more than 4,300 digits
+        raise ConfigError(f"{what} '{path}' is not valid TOML: it holds an integer of more than 4,300 digits "
+                          f"({' '.join(str(error).split(':')[:1])}); {noun}'s numbers have a few") from None
+
+    return data
+
+
 def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Config:
     """Reads, validates and returns the experiment in the TOML file at ``path``.
 
@@ -763,28 +795,7 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
     :raises ConfigError: if the file is missing, is not TOML or holds a bad config.
     """
     config_path = Path(path)
-    if not _is_file(config_path):
-        if config_path.is_dir():
-            problem = "is a directory, not a TOML file"
-        elif _exists(config_path):
-            problem = "is not a regular file (a device, FIFO or socket); give the path of a TOML file"
-        else:
-            problem = "does not exist"
-        raise ConfigError(f"config file '{path}' {problem}")
-    try:
-        text = config_path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # a byte-order mark from some editors
-        data = tomllib.loads(text)
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"config file '{path}' is not valid TOML: not UTF-8 ({error.reason})") from error
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"config file '{path}' is not valid TOML: {error}") from error
-    except OSError as error:
-        raise ConfigError(f"config file '{path}' cannot be read: {error.strerror or error}") from error
-    except RecursionError:
-        raise ConfigError(f"config file '{path}' is nested too deeply to be an experiment") from None
-    except ValueError as error:  # tomllib's integers of more than 4,300 digits
-        raise ConfigError(f"config file '{path}' is not valid TOML: it holds an integer of more than 4,300 digits "
-                          f"({' '.join(str(error).split(':')[:1])}); an experiment's numbers have a few") from None
+    data = read_toml(path)
 
     if run_file:
         for section, key in OBSOLETE_RUN_KEYS:

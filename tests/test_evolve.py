@@ -537,8 +537,12 @@ def test_a_generation_s_memory_is_counted_by_its_games() -> None:
 
 
 def test_every_shipped_experiment_fits_a_small_machine() -> None:
+    from ga.study.schema import load_study
+
     for path in sorted((Path(__file__).parent.parent / "experiments").glob("*.toml")):
-        check_plan(load_config(path), 2 * 2**30)
+        is_study = "[study]" in path.read_text(encoding="utf-8")  # a study: each of its configs
+        for config in [c.config for c in load_study(path).configs] if is_study else [load_config(path)]:
+            check_plan(config, 2 * 2**30)
 
 
 def test_the_memory_limit_follows_ulimit_v(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,21 +1,23 @@
-"""The experiment scripts: the ablation ladder and the held-out table."""
+"""The experiments: the ablation study, the held-out table and the feasibility probe."""
 from __future__ import annotations
 
 
+import dataclasses
 import importlib.util
 import sys
-import tomllib
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ga.config import config_from_dict, load_config, replace
+from ga.config import load_config, replace, result_settings
 from ga.evolution.genome import expand
 from ga.evolution.run import evolve
+from ga.study.runner import run_study
+from ga.study.schema import load_study
+from ga.study.summary import means
 from ga.weights import load_weights
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,44 +33,68 @@ def load_script(name: str) -> ModuleType:
     return module
 
 
-def test_every_rung_of_the_ablation_is_a_valid_config() -> None:
-    ablation = load_script("ablation")
-    base = tomllib.loads((EXPERIMENTS / "seed2021.toml").read_text(encoding="utf-8"))
-    configs = [config_from_dict(data, base_dir=EXPERIMENTS) for data in ablation.rung_configs(base)]
-    assert len(configs) == len(ablation.RUNGS)
-    assert configs[0] == config_from_dict(base, base_dir=EXPERIMENTS)  # rung 0 is the blog's experiment
-    for before, after in zip(configs, configs[1:]):
-        assert before != after  # each rung changes something
+ABLATION = ROOT / "results" / "reference" / "ablation"
 
 
-def test_the_last_rung_of_the_ablation_is_strong_toml() -> None:
-    ablation = load_script("ablation")
-    base = tomllib.loads((EXPERIMENTS / "seed2021.toml").read_text(encoding="utf-8"))
-    last = config_from_dict(ablation.rung_configs(base)[-1], base_dir=EXPERIMENTS)
+def test_the_ablation_is_a_study_whose_configs_each_add_a_lever_to_the_blogs_experiment() -> None:
+    study = load_study(EXPERIMENTS / "ablation.toml")
+    blog = load_config(EXPERIMENTS / "seed2021.toml")
+    first = study.configs[0].config
+    for section in ("population", "selection", "crossover", "mutation", "fitness", "final", "refine"):
+        assert getattr(first, section) == getattr(blog, section), section  # the blog's experiment, unchanged
+    assert not first.output.games_csv
+    settings = [result_settings(config.config) for config in study.configs]
+    for before, after in zip(settings, settings[1:]):
+        assert before != after  # each config changes something
+    # The same budget of games for every run: generations = 2,000,000 // games a generation.
+    assert [c.config.experiment.generations for c in study.configs] == [62500, 1562, 1562, 1041, 1041, 1041, 1041,
+                                                                         473, 473]
+    assert study.seeds == (1, 2, 3) and study.compare == "consecutive"
+
+
+def test_the_last_config_of_the_ablation_is_strong_toml() -> None:
+    last = load_study(EXPERIMENTS / "ablation.toml").configs[-1].config
     strong = load_config(EXPERIMENTS / "strong.toml")
     for section in ("population", "selection", "crossover", "mutation", "fitness", "final"):
         assert getattr(last, section) == getattr(strong, section), section
     assert last.experiment.held_out_claim
 
 
-def test_ablation_runs_scores_and_resumes(tmp_path: Path) -> None:
-    ablation = load_script("ablation")
-    args = ["--out", str(tmp_path), "--seeds", "2", "--budget", "200", "--eval-games", "40", "--rungs", "0,8",
-            "--jobs", "1"]
-    assert ablation.main(args) == 0
-    runs = pd.read_csv(tmp_path / "runs.csv")
-    assert sorted(zip(runs["rung"], runs["seed"])) == [(0, 1), (0, 2), (8, 1), (8, 2)]
-    assert runs["best_vs_heuristic"].between(0, 1).all()
-    table = (tmp_path / "ablation.md").read_text(encoding="utf-8")
-    assert "| 0 | blog" in table and "| 8 |" in table
-    before = (tmp_path / "runs.csv").read_bytes()
-    assert ablation.main(args) == 0  # everything done already: nothing is run again
-    assert (tmp_path / "runs.csv").read_bytes() == before
-    # Run directories left without a row (an interrupted ablation) are continued, not refused.
-    (tmp_path / "runs.csv").unlink()
-    assert ablation.main(args) == 0
-    again = pd.read_csv(tmp_path / "runs.csv")
-    assert again["best_vs_heuristic"].tolist() == runs["best_vs_heuristic"].tolist()
+def test_the_study_summary_gives_the_shipped_ablation_figures_from_its_runs() -> None:
+    # The shipped rows (made by the script the study file replaced), summarised by the study's own code,
+    # give every figure of the shipped table: each mean, each seed's score and each 95% t interval, this
+    # last to its third decimal but one: the script took t(2) as 4.303 from a table, the study takes scipy's
+    # 4.30265, and config 4's best-table half-width, 0.118500 with 4.303, is 0.118491: 0.118, not 0.119.
+    study = load_study(EXPERIMENTS / "ablation.toml")
+    runs = pd.read_csv(ABLATION / "runs.csv")
+    labels = [config.label for config in study.configs]
+    table = runs.assign(config=[labels[rung] for rung in runs["rung"]], status="done")
+    rows = {(row["measure"], row["config"]): row for row in means(study, table)}
+    shipped = (ABLATION / "ablation.md").read_text(encoding="utf-8")
+    for rung, label in enumerate(labels):
+        best, mean = rows["best_vs_heuristic", label], rows["mean_vs_heuristic", label]
+        seeds = ", ".join(f"{v:.3f}" for v in runs[runs["rung"] == rung].sort_values("seed")["best_vs_heuristic"])
+        line = next(line for line in shipped.splitlines() if line.startswith(f"| {rung} |"))
+        cells = [cell.strip() for cell in line.split("|")[1:-1]]
+        assert cells[3].split(" ± ")[0] == f"{best['mean']:.3f}" and cells[4] == seeds, line
+        assert cells[5].split(" ± ")[0] == f"{mean['mean']:.3f}", line
+        for cell, row in ((cells[3], best), (cells[5], mean)):
+            half = float(cell.split(" ± ")[1])
+            assert abs(half - row["half_width"] * 4.303 / 4.302652729749462) < 0.0005 + 1e-12, line
+            assert abs(half - row["half_width"]) <= (0.001 if (rung, row is best) == (4, True) else 0.0005), line
+
+
+@pytest.mark.slow
+def test_the_ablation_study_gives_a_shipped_run_again(tmp_path: Path) -> None:
+    # One run of the ablation as the study plays it (about 80 s): config 7, seed 1, its full budget.
+    study = load_study(EXPERIMENTS / "ablation.toml")
+    one = dataclasses.replace(study, configs=(study.configs[7],), seeds=(1,))
+    run_study(one, tmp_path / "study", jobs=1)
+    row = pd.read_csv(tmp_path / "study" / "study.csv").iloc[0]
+    shipped = pd.read_csv(ABLATION / "runs.csv").set_index(["rung", "seed"]).loc[(7, 1)]
+    assert row["generations"] == shipped["generations"] == 473
+    assert row["best_vs_heuristic"] == shipped["best_vs_heuristic"]
+    assert row["mean_vs_heuristic"] == shipped["mean_vs_heuristic"]
 
 
 def test_heldout_table_and_figure(tmp_path: Path) -> None:
@@ -154,9 +180,12 @@ def test_random_tables_toml_is_strong_toml_with_two_changes() -> None:
 
 
 
-def test_every_experiment_file_is_a_valid_config() -> None:
+def test_every_experiment_file_is_a_valid_config_or_study() -> None:
     for path in sorted((ROOT / "experiments").glob("*.toml")):
-        load_config(path)
+        if "[study]" in path.read_text(encoding="utf-8"):
+            load_study(path)
+        else:
+            load_config(path)
 
 
 def test_deep_toml_trains_a_searching_player_at_depths_1_to_4_without_held_out_opponents() -> None:
@@ -166,3 +195,16 @@ def test_deep_toml_trains_a_searching_player_at_depths_1_to_4_without_held_out_o
     from ga.evolution.refine import refine_depths
 
     assert refine_depths(config) == (1,)  # refined at 1 ply: at the run's depths it traded the 1-ply play away
+
+
+def test_the_study_benchmark_times_both_sides_and_prints_their_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = load_script("study_bench")
+    assert bench.main(["--repeat", "2", "--seeds", "1", "--generations", "2", "--games", "4", "--workers", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "5 configs x 1 seeds of seed2021.toml (2 generations), 1 worker threads"
+    repetitions = [line for line in lines if line.startswith("repetition ")]
+    assert len(repetitions) == 2 and all("5 runs back to back" in line for line in repetitions)
+    ratios = sorted(float(line.rsplit("ratio ", 1)[1]) for line in repetitions)
+    median = float(lines[-1].split("median ratio ", 1)[1].split()[0])
+    assert lines[-1].startswith("study / back to back: median ratio ")
+    assert abs(median - sum(ratios) / 2) <= 0.001  # the median of two, from the printed (rounded) ratios

@@ -48,6 +48,7 @@ def test_one_position_quoted_or_as_two_arguments() -> None:
         assert row[:5] == FIRST.split() + ["14", "+18", "g8"]
 
 
+@pytest.mark.shows("solve --moves")
 def test_every_best_move_and_every_moves_value() -> None:
     code, out, _ = run(FOURTH)
     assert rows(out)[0][4] == "a5|h8"
@@ -58,6 +59,7 @@ def test_every_best_move_and_every_moves_value() -> None:
     assert list(values.values()) == sorted(values.values(), key=int, reverse=True)  # best first
 
 
+@pytest.mark.shows("solve --csv")
 def test_a_file_with_comments_and_a_total(tmp_path: Path) -> None:
     positions = tmp_path / "two.obf"
     positions.write_text(f"; a header\n{FIRST}; G8:+18\n\n{FOURTH}\n")
@@ -130,6 +132,7 @@ def test_bad_files_get_one_line_and_nothing_is_written(tmp_path: Path) -> None:
         assert not csv_path.exists()
 
 
+@pytest.mark.shows("solve --force")
 def test_an_existing_csv_is_kept_without_force(tmp_path: Path) -> None:
     csv_path = tmp_path / "out.csv"
     csv_path.write_text("keep")
@@ -137,6 +140,13 @@ def test_an_existing_csv_is_kept_without_force(tmp_path: Path) -> None:
     assert code == 2 and "--force" in err and csv_path.read_text() == "keep" and out == ""
     code, _, _ = run(FIRST, "--csv", str(csv_path), "--force")
     assert code == 0 and csv_path.read_text().startswith("position,")
+
+
+@pytest.mark.shows("solve --max-empties")
+def test_max_empties_is_the_largest_position_taken() -> None:
+    assert run(FIRST, "--max-empties", "14")[0] == 0
+    code, _, err = run(FIRST, "--max-empties", "13")
+    assert code == 2 and "14 empty squares, more than the 13 allowed" in err
 
 
 def test_solvable_checks_by_value() -> None:
@@ -162,6 +172,19 @@ def test_ctrl_c_during_a_long_search_ends_at_once_with_130(tmp_path: Path) -> No
     assert process.returncode == 130, err
     assert "interrupted after 0 of 1 positions; --csv was not written" in err
     assert "Traceback" not in err and not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.shows("bench --only", "bench --ffo")
+def test_bench_endgame_rows_alone_and_a_given_ffo_file(tmp_path: Path) -> None:
+    if not FFO.exists():
+        pytest.skip("needs the FFO positions")
+    doctored = tmp_path / "ffo.csv"
+    doctored.write_text(FFO.read_text().replace(",G8,+18,", ",G8,+16,", 1))
+    result = CliRunner().invoke(cli, ["bench", "--quick", "--repeat", "1", "--only", "endgame", "--ffo", str(doctored)])
+    assert result.exit_code == 0, result.output
+    names = [line.split("  ")[0] for line in result.output.splitlines()[1:]]
+    assert names == ["endgame, 24 positions at 12 empty", "endgame FFO #1-#19"]
+    assert result.output.splitlines()[-1].endswith("WRONG: #1")
 
 
 def test_bench_names_ffo_positions_not_solved_as_published(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ __all__ = [
     "rolling_win_rate",
     "rolling_window",
     "run_label",
+    "save_figure",
 ]
 
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -404,26 +405,35 @@ def plot_compare(
     out_path: str | os.PathLike[str],
     fmt: str | None = None,
     write: Callable[[Path, bytes], object] = atomic_write,
+    curves: Sequence[tuple[str, pd.DataFrame]] = (),
 ) -> list[Path]:
     """Overlays the rolling win rate (and its Wilson band) of several runs; returns ``[path]``.
 
     Each curve is labelled "experiment name (dir name)". The format comes from
     ``fmt`` (the suffix is then replaced) or from the suffix of ``out_path``.
+    ``curves`` are more, already made: (label, frame of ``x``, ``mean``,
+    ``low``, ``high``), e.g. a study's configs over seeds.
 
-    :raises ValueError: if ``run_dirs`` is empty.
+    :raises ValueError: if ``run_dirs`` and ``curves`` are both empty.
     :raises RunDirError: if a run's ``generations.csv`` is missing or damaged.
     """
-    if not run_dirs:
+    if not run_dirs and not curves:
         raise ValueError("plot_compare needs at least one run directory")
     path = _output_path(out_path, fmt)
     runs = [(run_label(run_dir), read_generations(run_dir)) for run_dir in run_dirs]
-    figure, (axes,) = _new_axes("compare", "Rolling win rate with pooled 95% Wilson bands")
-    for colour, (label, generations) in zip(_colours(len(runs)), runs):
+    title = "Rolling win rate with pooled 95% Wilson bands" + (
+        " (a study's configs: mean over seeds, 95% t band)" if curves else "")
+    figure, (axes,) = _new_axes("compare", title)
+    colours = _colours(len(runs) + len(curves))
+    for colour, (label, generations) in zip(colours, runs):
         window = rolling_window(len(generations))
         curve = rolling_win_rate(generations, window)
         axes.fill_between(curve["generation"], curve["low"], curve["high"], color=colour, alpha=0.15)
         axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2,
                   label=f"{label}, rolling {window} gen")
+    for colour, (label, made) in zip(colours[len(runs):], curves):
+        axes.fill_between(made["x"], made["low"], made["high"], color=colour, alpha=0.15)
+        axes.plot(made["x"], made["mean"], color=colour, lw=2, label=label)
     _finish_rate_axes(axes)
     return [_save(figure, path, write)]
 
@@ -660,6 +670,11 @@ def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = a
         figure.clear()  # frees the artists now rather than at garbage collection
     write(path, image.getvalue())
     return path
+
+
+def save_figure(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write) -> Path:
+    """Writes a figure as every figure of the project is written: at its own size, no date, whole or not at all."""
+    return _save(figure, path, write)
 
 
 def _check_format(fmt: str) -> None:

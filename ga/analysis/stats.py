@@ -177,21 +177,19 @@ def _check_counts(wins: int, draws: int, losses: int) -> None:
             raise ValueError(f"{label} must be >= 0, got {count}")
 
 
-# Two-sided 95% quantiles of Student's t for 1..10 degrees of freedom.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
-
-
 def mean_interval(values: Sequence[float]) -> tuple[float, float]:
     """Returns the mean of a few runs' scores and the half-width of its 95% t interval.
 
     Runs with different seeds are the unit here (a lever's effect varies more
-    between seeds than within a run's evaluation); more than 11 values use the
-    normal quantile 1.96 (within 10% of t beyond that).
+    between seeds than within a run's evaluation), so the quantile is Student's
+    t with n - 1 degrees of freedom (4.303 for three runs).
     """
+    from scipy import stats  # here: most commands never need scipy
+
     data = np.asarray(values, dtype=np.float64)
     if data.size == 0:
         raise ValueError("mean_interval needs at least one value")
     if data.size == 1:
         return float(data[0]), float("nan")
-    quantile = _T975[data.size - 2] if data.size - 1 <= len(_T975) else 1.96
+    quantile = float(stats.t.ppf(0.975, data.size - 1))
     return float(data.mean()), float(quantile * data.std(ddof=1) / np.sqrt(data.size))

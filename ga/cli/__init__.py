@@ -18,6 +18,7 @@ from ga.cli.inspect import compare, plot, show
 from ga.cli.play import play
 from ga.cli.run import evolve, resume
 from ga.cli.solve import solve
+from ga.cli.study import study
 
 __all__ = ["cli", "main"]
 
@@ -28,7 +29,7 @@ def cli() -> None:
     """Evolve the 64 square weights of an Othello evaluation function with a genetic algorithm."""
 
 
-for _command in (evolve, resume, play, bench, plot, compare, export, evaluate, show, solve):
+for _command in (evolve, resume, study, play, bench, plot, compare, export, evaluate, show, solve):
     cli.add_command(_command)
 
 

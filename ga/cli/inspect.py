@@ -53,10 +53,14 @@ def plot(run_dir: Path, fmt: str) -> None:
               help="Image format [default: from the suffix of -o, else png].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
 def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, force: bool) -> None:
-    """Overlay the rolling win rates of several runs in one figure."""
+    """Overlay the rolling win rates of several runs in one figure (a study: each config's mean over seeds)."""
     from ga.analysis.plots import plot_compare
 
-    runs = [check_run_dir(run_dir) for run_dir in run_dirs]
+    from ga.study.figures import study_curves
+    from ga.study.layout import is_study_dir
+
+    curves = [curve for path in run_dirs if is_study_dir(path) for curve in study_curves(path)]
+    runs = [check_run_dir(run_dir) for run_dir in run_dirs if not is_study_dir(run_dir)]
     for run in runs:
         note_if_live(run)
     for run in runs:
@@ -73,12 +77,15 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
     fmt = fmt or "png"
     output = output.with_suffix(f".{fmt}")
     check_output(output, force)
-    plot_compare(runs, output, fmt, write=lambda path, data: write_output(path, data, force=force))
+    plot_compare(runs, output, fmt, write=lambda path, data: write_output(path, data, force=force), curves=curves)
     click.echo(str(output))
 
 
 @click.command(cls=Command)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 def show(run_dir: Path) -> None:
-    """Summarize RUN_DIR: progress, win rates, files and the best table."""
-    write_output("-", summarize_run(run_dir), force=True)
+    """Summarize RUN_DIR: progress, win rates, files and the best table (a study directory: its runs and summary)."""
+    from ga.study.layout import is_study_dir
+    from ga.study.summary import summarize_study
+
+    write_output("-", summarize_study(run_dir) if is_study_dir(run_dir) else summarize_run(run_dir), force=True)

@@ -30,7 +30,7 @@ from ga.evolution.genome import expand, table_length
 from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, fitness_statistics, individuals
 from ga.games import executor
 from ga.games.plan import GamePlan
-from ga.games.seeds import Stream, derive_seed
+from ga.games.seeds import GLOBAL_GENERATORS, Stream, derive_seed
 from ga.rundir.checkpoint import Checkpoint
 from ga.rundir.manifest import now_iso
 from ga.rundir.writer import RunWriter
@@ -156,8 +156,9 @@ class GenerationLoop:
         hall_of_fame = HallOfFame(config.fitness.hall_of_fame_size, similar=lambda a, b: list(a) == list(b))
         logbook = tools.Logbook()
         if checkpoint is None:
-            random.seed(derive_seed(seed, Stream.INIT))
-            population = toolbox.population(n=config.population.size)
+            with GLOBAL_GENERATORS:
+                random.seed(derive_seed(seed, Stream.INIT))
+                population = toolbox.population(n=config.population.size)
             start, games_played, elapsed, champions = 0, 0, 0.0, []
         else:
             population = individuals(checkpoint.population, checkpoint.fitness, checkpoint.born)
@@ -190,8 +191,9 @@ class GenerationLoop:
             for generation in range(start, total):
                 started = time.perf_counter()
                 if generation > 0:
-                    random.seed(derive_seed(seed, Stream.VARIATION, generation))
-                    population = breed(population, toolbox, config)
+                    with GLOBAL_GENERATORS:
+                        random.seed(derive_seed(seed, Stream.VARIATION, generation))
+                        population = breed(population, toolbox, config)
                 bred = time.perf_counter()
                 result = fitness.evaluate_generation(
                     population, generation, config, champions, self.game_map, costs,

@@ -42,7 +42,7 @@ from ga.evolution.loop import Stage
 from ga.games import scoring
 from ga.games.executor import Batch, opponent_spec, play_here
 from ga.games.plan import GamePlan
-from ga.games.seeds import Stream, derive_seed, game_seeds, random_tables
+from ga.games.seeds import GLOBAL_GENERATORS, Stream, derive_seed, game_seeds, random_tables
 from ga.rundir.reader import read_refine_state
 from ga.rundir.writer import RunWriter
 from ga.weights import load_weights
@@ -281,8 +281,9 @@ def refine(
         for generation in range(first, refine_config.generations):
             started = time.perf_counter()
             # DEAP's CMA-ES samples from numpy's global generator: seeded per generation, so a resumed search matches.
-            np.random.seed(derive_seed(seed, Stream.REFINE, generation, 1) % 2**32)
-            candidates = strategy.generate(creator.RefineCandidate)
+            with GLOBAL_GENERATORS:
+                np.random.seed(derive_seed(seed, Stream.REFINE, generation, 1) % 2**32)
+                candidates = strategy.generate(creator.RefineCandidate)
             tasks = generation_tasks(refine_config, panel, seed, generation)
             scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers, panel.end)
             values = combined(refine_config, scores)

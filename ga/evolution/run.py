@@ -28,7 +28,7 @@ from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
 from ga.weights import load_weights, parse_weights
 
-__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "check_plan", "default_run_dir", "memory_limit", "evolve", "resolve_workers", "resume", "run"]
+__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds", "memory_limit", "evolve", "resolve_workers", "resume", "run", "timestamped_dir"]
 
 
 def resolve_workers(config: Config) -> int:
@@ -45,14 +45,19 @@ def run(
     save_config: Config | None = None,
     lock: RunLock | None = None,
     label: str = "GA",
+    stop: StopRequest | None = None,
 ) -> RunResult:
     """Runs (or, with ``resume``, continues) an experiment in ``run_dir``, holding its lock throughout.
 
     ``save_config`` replaces the run's config.toml once the run directory has
     been checked (a resume that extends the run). ``lock`` is the run
     directory's lock when the caller holds it already; ``label`` names the
-    stage in progress reports ("GA", or a restart's "restart 3/7").
+    stage in progress reports ("GA", or a restart's "restart 3/7"). ``stop``
+    is the request to stop that the run heeds (default: one for this run, set
+    by SIGINT and SIGTERM); a caller that runs several runs passes its own,
+    set by whatever stops them all.
     """
+    stop = stop if stop is not None else StopRequest()
     labels = fitness.opponent_labels(config)
     columns = generation_columns(labels)
     executor.check_opponents(labels)  # a bad weights file stops the run before anything is written
@@ -73,7 +78,7 @@ def run(
         compute = config.compute
         # The workers first: a cluster that cannot be reached leaves nothing written.
         with executor.game_map(resolve_workers(config), compute.backend, compute.address) as game_map, \
-                StopRequest().installed() as stop:
+                stop.installed():
             if checkpoint is not None:
                 writer = RunWriter.reopen(run_dir, columns, config, checkpoint)
                 if save_config is not None:
@@ -94,7 +99,7 @@ def run(
             finally:
                 writer.close()
         if result.finished and config.refine.generations:
-            return _refine_stage(config, run_dir, result, progress)
+            return _refine_stage(config, run_dir, result, progress, stop)
         return result
     except BaseException as error:
         if started and lock is not None and lock.held:  # only a run directory this process holds is marked
@@ -124,7 +129,8 @@ def _mark_stopped(run_dir: Path, error: BaseException) -> None:
         pass  # the failure itself is what the user must see (a full disk, a damaged manifest)
 
 
-def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: ProgressFactory | None) -> RunResult:
+def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: ProgressFactory | None,
+                  stop: StopRequest) -> RunResult:
     """Runs the restarts, then the refinement from the run's best table (see :mod:`ga.evolution.refine`).
 
     Each restart is a run of its own under restarts/ (resumable like any);
@@ -134,17 +140,17 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
     tables = []
     count = config.refine.restarts
     for restart in range(1, count + 1):
-        done = _restart(config, restart_dir(run_dir, restart), restart, count, progress)
+        done = _restart(config, restart_dir(run_dir, restart), restart, count, progress, stop)
         if not done.finished:
             return dataclasses.replace(result, finished=False, stopped_in=done.stopped_in)
         tables.append(load_weights(restart_dir(run_dir, restart) / BEST))
     ga_best = (run_dir / BEST).read_text(encoding="utf-8")  # written by the run just now (again when resumed)
-    with StopRequest().installed() as stop:
+    with stop.installed():
         refined = refine.refine(config, run_dir, parse_weights(ga_best, "csv"), tables, resolve_workers(config),
                                 should_stop=lambda: stop.signal is not None, progress=progress)
     writer = RunWriter(run_dir)
     manifest = read_manifest(run_dir)
-    manifest["restarts_s"] = round(sum(_job_seconds(read_manifest(restart_dir(run_dir, k), missing_ok=True))
+    manifest["restarts_s"] = round(sum(job_seconds(read_manifest(restart_dir(run_dir, k), missing_ok=True))
                                        for k in range(1, count + 1)), 3)
     if refined is None:
         manifest.update(status="interrupted")
@@ -161,23 +167,24 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
     return result
 
 
-def _job_seconds(manifest: dict[str, Any]) -> float:
+def job_seconds(manifest: dict[str, Any]) -> float:
     """Returns the seconds a run's stages took, as its manifest records them."""
     return float(sum(manifest.get(key, 0.0) or 0.0 for key in ("wall_s", "final_s", "restarts_s", "refine_s")
                      if isinstance(manifest.get(key, 0.0), (int, float))))
 
 
-def _restart(config: Config, path: Path, restart: int, count: int, progress: ProgressFactory | None) -> RunResult:
+def _restart(config: Config, path: Path, restart: int, count: int, progress: ProgressFactory | None,
+             stop: StopRequest) -> RunResult:
     """Runs or continues one restart."""
     seed = refine.restart_seed(config.experiment.seed, restart)
     restart_config = replace(with_overrides(config, seed=seed), refine=RefineConfig())
     label = f"restart {restart}/{count}"
     if not (path / CHECKPOINT).is_file():
-        return run(restart_config, path, progress=progress, label=label)
+        return run(restart_config, path, progress=progress, label=label, stop=stop)
     manifest = read_manifest(path)
     if manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations:
         return RunResult(path, None, None, [], True, config.experiment.generations)  # (resuming would replay its tournament)
-    return resume(path, generations=config.experiment.generations, progress=progress, label=label)
+    return resume(path, generations=config.experiment.generations, progress=progress, label=label, stop=stop)
 
 
 def planned_games(config: Config) -> dict[str, int]:
@@ -289,12 +296,17 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
 
 def default_run_dir(config: Config, results: Path = Path("results")) -> Path:
     """Returns ``results/<experiment>-<timestamp>``, made unique if needed."""
+    return timestamped_dir(config.experiment.name, results)
+
+
+def timestamped_dir(name: str, results: Path = Path("results")) -> Path:
+    """Returns ``results/<name>-<timestamp>`` (a run's or a study's), made unique if needed."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    candidate = results / f"{config.experiment.name}-{stamp}"
+    candidate = results / f"{name}-{stamp}"
     suffix = 1
     while candidate.exists():
         suffix += 1
-        candidate = results / f"{config.experiment.name}-{stamp}-{suffix}"
+        candidate = results / f"{name}-{stamp}-{suffix}"
     return candidate
 
 
@@ -307,10 +319,12 @@ def evolve(
     workers: int | None = None,
     dask: str | None = None,
     progress: ProgressFactory | None = None,
+    stop: StopRequest | None = None,
 ) -> RunResult:
     """Runs an experiment and returns its logbook, hall of fame and run directory.
 
     ``dask`` (a scheduler address, ``local`` or ``local:N``) evaluates fitness on a Dask cluster.
+    ``stop``: the request to stop the run heeds (see :func:`run`).
 
     >>> result = evolve("experiments/quick.toml", out="/tmp/quick-run")  # doctest: +SKIP
     >>> result.logbook_frame()[["generation", "win_rate"]].tail()  # doctest: +SKIP
@@ -320,7 +334,7 @@ def evolve(
     config = with_overrides(config, seed=seed, generations=generations, workers=workers,
                             backend="dask" if dask is not None else None, address=dask)
     run_dir = Path(out) if out is not None else default_run_dir(config)
-    return run(config, run_dir, progress=progress)
+    return run(config, run_dir, progress=progress, stop=stop)
 
 
 def resume(
@@ -332,6 +346,7 @@ def resume(
     local: bool = False,
     progress: ProgressFactory | None = None,
     label: str = "GA",
+    stop: StopRequest | None = None,
 ) -> RunResult:
     """Continues an interrupted run (or extends a finished one with ``generations``).
 
@@ -353,4 +368,4 @@ def resume(
         backend = "local" if local else "dask" if dask is not None else None
         here = with_overrides(config, workers=workers, backend=backend, address="" if local else dask)
         return run(here, path, resume=True, progress=progress,
-                   save_config=config if config != saved else None, lock=lock, label=label)
+                   save_config=config if config != saved else None, lock=lock, label=label, stop=stop)

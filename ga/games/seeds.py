@@ -20,12 +20,19 @@ with, so both are kept as they are).
 
 from __future__ import annotations
 
+import threading
 from enum import IntEnum
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Stream", "derive_seed", "derive_seeds", "finalize", "game_seeds", "mix", "random_tables"]
+__all__ = ["GLOBAL_GENERATORS", "Stream", "derive_seed", "derive_seeds", "finalize", "game_seeds", "mix", "random_tables"]
+
+
+#: Held while a run seeds a process-wide generator and draws from it (Python's ``random`` for DEAP's
+#: operators, numpy's legacy one for DEAP's CMA-ES): runs that share a process (a study's runs on the
+#: threads of one Dask worker) then draw exactly what each would draw alone.
+GLOBAL_GENERATORS = threading.RLock()
 
 
 class Stream(IntEnum):
