@@ -31,6 +31,7 @@ from cattrs.gen import make_dict_structure_fn
 from engine.kinds import KINDS, TABLE_KINDS
 from engine.players import is_path, parse_spec
 from engine.tables import TABLES
+from ga.files import FileRefused, read_regular
 from ga.weights import WEIGHT_LIMIT, WeightsError, load_weights, same_table
 
 __all__ = [
@@ -745,6 +746,9 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
 # --- I/O and conversions -----------------------------------------------------------
 
 
+#: The most bytes a config file may hold (an experiment is a few hundred).
+MAX_CONFIG_BYTES = 16 * 2**20
+
 #: Keys that runs of earlier versions wrote into their config.toml and that no longer exist (they did
 #: nothing); dropped when such a run's config.toml is read, refused in an experiment file.
 OBSOLETE_RUN_KEYS = (("compute", "batch"),)
@@ -761,17 +765,18 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
     :raises ConfigError: if the file is missing, is not TOML or holds a bad config.
     """
     config_path = Path(path)
-    if not _is_file(config_path):
-        if config_path.is_dir():
-            problem = "is a directory, not a TOML file"
-        elif _exists(config_path):
-            problem = "is not a regular file (a device, FIFO or socket); give the path of a TOML file"
-        else:
-            problem = "does not exist"
-        raise ConfigError(f"config file '{path}' {problem}")
+    if "\0" in os.fspath(config_path):
+        raise ConfigError(f"config file {os.fspath(path)!r} does not exist (its name holds a NUL character)")
+    if config_path.is_dir():
+        raise ConfigError(f"config file '{path}' is a directory, not a TOML file")
     try:
-        text = config_path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # a byte-order mark from some editors
+        # Checked before it is opened: a FIFO or a device is named, never waited on or read without end.
+        text = read_regular(config_path, MAX_CONFIG_BYTES).decode("utf-8").removeprefix("\ufeff")  # a BOM from some editors
         data = tomllib.loads(text)
+    except FileRefused as error:
+        raise ConfigError(f"config file '{path}' {error.problem}; give the path of a TOML file") from None
+    except FileNotFoundError:
+        raise ConfigError(f"config file '{path}' does not exist") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"config file '{path}' is not valid TOML: not UTF-8 ({error.reason})") from error
     except tomllib.TOMLDecodeError as error:
@@ -798,7 +803,7 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
         if weights is None:
             continue
         key = f"fitness.opponents[{index}].spec"
-        if not _is_file(weights):
+        if not os.path.lexists(weights):
             raise ConfigError(
                 f"config key '{key}': weights file '{weights}' does not exist; "
                 f"fix the path (relative paths start at the config file's directory)"
@@ -809,20 +814,6 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
         except WeightsError as error:
             raise ConfigError(f"config key '{key}': {error}") from error
     return config
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.exists()
-    except (OSError, ValueError):
-        return False
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # ValueError: an embedded NUL byte
-        return False
 
 
 def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:

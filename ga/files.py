@@ -1,21 +1,96 @@
-"""Writing files: the one atomic write of the project, and the one policy for files users name.
+"""Files: the one atomic write of the project, the one policy for files users name, and the one checked read.
 
 Every regular file the tool writes (run files, exported tables, figures,
 CSVs) is written to a temporary file in the same directory, then renamed
 into place, so that a reader sees the old file or the new one, never half of
 one, and a crash leaves no torn file. :func:`write_output` adds the rules for
 paths a user names on the command line (``-``, devices, FIFOs, links).
+
+Every file the tool reads (configs, weights files, the files of a run
+directory) is opened by :func:`open_regular`: it must be a regular file of a
+bounded size, checked before it is opened, so that a FIFO, a device or a
+huge file put where a file was expected is named in one line rather than
+waited on or read without end.
 """
 
 from __future__ import annotations
 
 import errno
+import io
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["atomic_write", "write_output"]
+__all__ = ["FileRefused", "atomic_write", "file_kind", "open_regular", "read_regular", "size_text", "write_output"]
+
+
+class FileRefused(OSError):
+    """A file that is not a regular file of the size expected, refused before it was read.
+
+    ``problem`` completes a sentence that starts with the file's name ("is not a regular file (a FIFO)").
+    """
+
+    def __init__(self, path: str | os.PathLike[str], problem: str) -> None:
+        super().__init__(f"'{os.fspath(path)}' {problem}")
+        self.path = os.fspath(path)
+        self.problem = problem
+
+
+def file_kind(mode: int) -> str:
+    """Returns what a file of ``mode`` (``st_mode``) is, for messages: "a FIFO", "a directory", ..."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
+
+
+def size_text(count: float) -> str:
+    """Returns a size in bytes as people read it: 512 bytes, 3.0 KiB, 1.5 GiB."""
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if count < 1024 or unit == "TiB":
+            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")
+
+
+def _checked(info: os.stat_result, path: str | os.PathLike[str], max_bytes: int) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise FileRefused(path, f"is not a regular file ({file_kind(info.st_mode)})")
+    if info.st_size > max_bytes:
+        raise FileRefused(path, f"is {size_text(info.st_size)}, more than such a file holds ({size_text(max_bytes)})")
+
+
+def open_regular(path: str | os.PathLike[str], max_bytes: int) -> BinaryIO:
+    """Opens a regular file of at most ``max_bytes`` for reading (binary); links are followed.
+
+    The file is checked before it is opened, and again once open (without
+    blocking: a FIFO put there meanwhile is refused too, never waited on).
+
+    :raises FileRefused: it is not a regular file (a FIFO, a device, a socket, a directory), or it is larger.
+    :raises OSError: it does not exist or cannot be read (``FileNotFoundError``, ``PermissionError``, ...).
+    """
+    _checked(os.stat(path), path, max_bytes)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        _checked(os.fstat(fd), path, max_bytes)
+        os.set_blocking(fd, True)
+        return io.open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """Returns the bytes of a regular file of at most ``max_bytes`` (see :func:`open_regular`)."""
+    with open_regular(path, max_bytes) as handle:
+        data = handle.read()  # as much as the file holds (its size was checked; a buffer of max_bytes would not be)
+    if len(data) > max_bytes:  # it grew since it was checked
+        raise FileRefused(path, f"is more than such a file holds ({size_text(max_bytes)})")
+    return data
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, overwrite: bool = True,

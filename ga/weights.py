@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.tables import WEIGHT_LIMIT
-from ga.files import atomic_write
+from ga.files import FileRefused, atomic_write, read_regular
 
 __all__ = [
     "FILE_NAMES",
@@ -34,6 +34,7 @@ __all__ = [
     "FORMAT_BY_SUFFIX",
     "LAYOUT",
     "LAYOUT_PHASES",
+    "MAX_FILE_BYTES",
     "PHASE_NAMES",
     "WEIGHT_LIMIT",
     "range_problem",
@@ -66,6 +67,9 @@ FORMAT_BY_SUFFIX = {
     ".h": "c",
     ".py": "python",
 }
+
+#: The most bytes a weights file may hold: a table of 128 numbers in any format, with comments, is a few KiB.
+MAX_FILE_BYTES = 16 * 2**20
 
 # Largest magnitude a C ``int`` is guaranteed to hold on the platforms we build for.
 _C_INT_MAX = 2**31 - 1
@@ -563,16 +567,18 @@ def load_weights(path: str | os.PathLike[str], fmt: str | None = None) -> npt.ND
     """
     path = Path(path)
     source = str(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise WeightsError(source, "does not exist", "check the path")
     if path.is_dir():
         raise WeightsError(source, "is a directory", "name a weights file in it (e.g. best_weights.csv); where a "
                                                      "run is accepted (evaluate, export, play), give the run directory alone")
-    if not path.is_file():
-        raise WeightsError(source, "is not a regular file", "give the path of a weights file")
     fmt = fmt or _format_from_suffix(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)  # checked before it is opened: a FIFO is never waited on
+    except FileRefused as error:
+        raise WeightsError(source, error.problem, "give the path of a weights file") from None
+    except FileNotFoundError:
+        raise WeightsError(source, "does not exist", "check the path (a link that points nowhere?)") from None
     except OSError as error:
         raise WeightsError(source, f"cannot be read ({error.strerror})") from None
     return parse_weights(data, fmt, source)

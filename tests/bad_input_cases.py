@@ -364,3 +364,54 @@ END_TO_END: tuple[tuple[str, dict[str, bytes], list[str], str], ...] = (
     ("table whose weighted sums would overflow", {"huge.csv": (b"1e308," * 7 + b"1e308\n") * 8},
      ["evaluate", "{tmp}/huge.csv", "--vs", "random", "--games", "10"], "beyond +-10000"),
 )
+
+
+# ---------------------------------------------------------------- what a run directory holds instead of its files
+
+#: The commands that read a run directory back, as argv ({run}: the run directory, {tmp}: a scratch directory).
+READERS: dict[str, list[str]] = {
+    "show": ["show", "{run}"],
+    "plot": ["plot", "{run}"],
+    "compare": ["compare", "{run}", "-o", "{tmp}/compare.png"],
+    "resume": ["resume", "{run}", "--generations", "3", "--quiet", "--no-plots"],
+    "evaluate": ["evaluate", "{run}", "--vs", "random", "--games", "2"],
+    "export": ["export", "{run}", "--format", "csv", "-o", "{tmp}/table.csv"],
+    "play": ["play", "{run}", "--seed", "1"],
+}
+
+#: Every file a command reads back from a finished run, with the commands that read it.
+READ_BACK: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("generations.csv", ("show", "plot", "compare", "resume")),
+    ("config.toml", ("show", "plot", "compare", "resume", "evaluate", "export", "play")),
+    ("manifest.json", ("show", "resume")),
+    ("checkpoint.json", ("resume",)),
+    ("games.csv", ("plot", "resume")),
+    ("best_weights.csv", ("plot", "evaluate", "export", "play")),
+    ("mean_weights.csv", ("plot",)),
+)
+
+#: The same for what only a refined run holds (its restarts are run directories of their own).
+REFINED_READ_BACK: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("restarts/1/manifest.json", ("resume",)),
+    ("restarts/1/checkpoint.json", ("resume",)),
+    ("restarts/1/config.toml", ("resume",)),
+    ("refine_state.json", ("resume",)),
+    ("refine.csv", ("plot",)),
+    ("ga_best_weights.csv", ("plot",)),
+)
+
+#: A tiny refined experiment: two generations, one restart, one CMA-ES generation.
+REFINED_TOML = TINY_TOML.replace("size = 8\nparents = 4\n", "size = 6\nparents = 4\n[selection]\ntournament_size = 2\n") + """
+[refine]
+generations = 1
+restarts = 1
+candidates = 2
+games = 2
+weight_opponents = 0.0
+"""
+
+#: Every file the tool writes into a run directory, and so may never be a link to a file elsewhere.
+WRITTEN_FILES: tuple[str, ...] = (
+    "config.toml", "manifest.json", "generations.csv", "games.csv", "population.csv", "best_weights.csv",
+    "mean_weights.csv", "hall_of_fame.csv", "checkpoint.json", ".lock",
+)

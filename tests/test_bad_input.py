@@ -987,3 +987,140 @@ def test_a_config_with_a_utf8_byte_order_mark_is_read_as_without(tmp_path: Path)
     plain.write_text(cases.TINY_TOML, encoding="utf-8")
     marked.write_bytes(b"\xef\xbb\xbf" + cases.TINY_TOML.encode("utf-8"))  # as Windows editors save it
     assert load_config(marked) == load_config(plain)
+
+
+# ---------------------------------------------------------------- what stands in a run file's place
+
+
+@pytest.fixture(scope="module")
+def refined_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real refined run (two generations, one restart, one CMA-ES generation) to damage copies of."""
+    root = tmp_path_factory.mktemp("refined")
+    config = root / "refined.toml"
+    config.write_text(cases.REFINED_TOML)
+    code, _, lines = run_cli(["evolve", str(config), "--out", str(root / "run"), "--quiet", "--no-plots"])
+    assert code == 0, lines
+    return root / "run"
+
+
+def reader_argv(command: str, run_dir: Path, tmp_path: Path) -> list[str]:
+    return [part.format(run=run_dir, tmp=tmp_path) for part in cases.READERS[command]]
+
+
+def special_file_cases(read_back: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Any]:
+    return [pytest.param(name, command, id=f"{name} {command}") for name, commands in read_back for command in commands]
+
+
+def assert_fifo_is_refused(source: Path, tmp_path: Path, name: str, command: str) -> None:
+    """A FIFO in place of ``name`` in a copy of ``source``: ``command`` gives one line naming it, without opening it
+    for reading (no writer ever comes: a reader that opened it would wait for ever) and without writing."""
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(source, run_dir)
+    (run_dir / name).unlink()
+    os.mkfifo(run_dir / name)
+    scratch_dir = tmp_path / "scratch"
+    scratch_dir.mkdir()
+    before = snapshot(tmp_path)
+    line = assert_bad_input(reader_argv(command, run_dir, scratch_dir), "is not a regular file (a FIFO)")
+    assert str(run_dir / name) in line, line
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "command"), special_file_cases(cases.READ_BACK))
+def test_a_fifo_in_place_of_a_run_file_is_named_not_waited_on(finished_run: Path, tmp_path: Path, name: str,
+                                                               command: str) -> None:
+    assert_fifo_is_refused(finished_run, tmp_path, name, command)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "command"), special_file_cases(cases.REFINED_READ_BACK))
+def test_a_fifo_in_place_of_a_refined_run_file_is_named_before_anything_is_written(
+    refined_run: Path, tmp_path: Path, name: str, command: str
+) -> None:
+    # resume --generations extends the GA, then runs the restart and the refinement again: every file they read
+    # back is read and checked first (a FIFO for restarts/1/manifest.json used to hang after the GA's table was
+    # written and the status set to refining).
+    assert_fifo_is_refused(refined_run, tmp_path, name, command)
+
+
+@pytest.mark.parametrize(("name", "command"), [("config.toml", "show"), ("manifest.json", "show"),
+                                               ("manifest.json", "resume"), ("best_weights.csv", "export")])
+def test_a_run_file_larger_than_such_a_file_holds_is_refused_unread(finished_run: Path, tmp_path: Path, name: str,
+                                                                    command: str) -> None:
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    os.truncate(run_dir / name, 16 * 2**20 + 1)  # sparse: its size is all that is looked at
+    line = assert_bad_input(reader_argv(command, run_dir, tmp_path), "is 16.0 MiB, more than such a file holds")
+    assert name in line
+
+
+# ---------------------------------------------------------------- links out of a run directory
+
+
+@pytest.mark.parametrize("name", cases.WRITTEN_FILES)
+def test_resume_refuses_a_hard_link_where_it_writes(finished_run: Path, tmp_path: Path, name: str) -> None:
+    # A hard link is a second name of a file elsewhere: an append, a truncation or the lock's PID would land there.
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes((run_dir / name).read_bytes() + b"and more, which a truncation would cut\n")
+    (run_dir / name).unlink()
+    os.link(outside, run_dir / name)
+    before = snapshot(tmp_path)
+    assert_bad_input(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"], f"'{run_dir / name}'",
+                     "is a hard link")
+    assert snapshot(tmp_path) == before
+
+
+def test_evolve_refuses_a_lock_file_that_is_a_hard_link(tmp_path: Path) -> None:
+    tried("run-dir faults")
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    outside = tmp_path / "v.txt"
+    outside.write_text("a file of the user's\n")
+    (tmp_path / "run").mkdir()
+    os.link(outside, tmp_path / "run" / ".lock")
+    before = snapshot(tmp_path)
+    assert_bad_input(["evolve", str(config), "--out", str(tmp_path / "run"), "--quiet", "--no-plots"],
+                     ".lock' is a hard link")
+    assert snapshot(tmp_path) == before
+
+
+def test_plot_refuses_a_figure_that_is_a_hard_link(finished_run: Path, tmp_path: Path) -> None:
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    (run_dir / "plots").mkdir()
+    outside = tmp_path / "mine.png"
+    outside.write_bytes(b"a picture of the user's")
+    os.link(outside, run_dir / "plots" / "win_rate.png")
+    before = snapshot(tmp_path)
+    assert_bad_input(["plot", str(run_dir)], "win_rate.png' is a hard link")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", ["evolve", "resume", "show"])
+def test_a_lock_file_that_is_a_fifo_is_named(finished_run: Path, tmp_path: Path, command: str) -> None:
+    tried("run-dir faults")
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    run_dir = tmp_path / "run"
+    if command == "evolve":
+        run_dir.mkdir()
+    else:
+        shutil.copytree(finished_run, run_dir)
+        (run_dir / ".lock").unlink()
+    os.mkfifo(run_dir / ".lock")
+    before = snapshot(tmp_path)
+    if command == "show":  # a reader asks the lock who writes the run: nobody, as it is no lock file
+        code, out, lines = run_cli(["show", str(run_dir)])
+        assert code == 0 and "live" not in out, lines
+    else:
+        argv = ["evolve", str(config), "--out", str(run_dir)] if command == "evolve" else ["resume", str(run_dir)]
+        assert_bad_input([*argv, "--quiet", "--no-plots"], ".lock' is not a regular file (a FIFO)")
+    assert snapshot(tmp_path) == before

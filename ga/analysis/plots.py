@@ -330,15 +330,15 @@ def plot_run(
     # Every file a selected figure reads is read, and checked, before the first figure is written.
     generations = read_generations(run_dir)
     games_path = run_dir / GAMES
-    games = read_table(run_dir, GAMES) if "opponent_bars" in selected and games_path.is_file() else None
+    games = read_table(run_dir, GAMES) if "opponent_bars" in selected and os.path.lexists(games_path) else None
     tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
-              if (run_dir / f"{stem}.csv").is_file()}
+              if os.path.lexists(run_dir / f"{stem}.csv")}
     refined = "ga_best_weights" in tables
     settings = run_settings(run_dir)
     fitness = _section(settings, "fitness")
     kept = _kept_centroid(_section(settings, "refine"))
     refine_path = run_dir / REFINE_CSV
-    refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and refine_path.is_file() else None
+    refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and os.path.lexists(refine_path) else None
 
     out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -106,7 +106,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
 
 def _read_generations(path: Path) -> pd.DataFrame | None:
     """Returns generations.csv, or None if it is missing or empty (RunDirError if it is damaged)."""
-    if not (path / GENERATIONS).is_file():
+    if not os.path.lexists(path / GENERATIONS):
         return None
     generations = read_table(path, GENERATIONS)  # damaged values are named, never shown as results
     if generations.empty:  # (read_table has checked the columns)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from engine import parse_spec
+from engine import build_player
 from ga.analysis.evaluation import (
     MAX_GAMES, PROTOCOLS, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
 )
@@ -21,6 +21,7 @@ from ga.config import ConfigError
 from ga.files import write_output
 from ga.games.executor import all_cores
 from ga.rundir.resolve import resolve_player, run_player
+from ga.weights import load_weights
 
 __all__ = ["CSV_COLUMNS", "evaluate"]
 
@@ -66,8 +67,9 @@ def evaluate(
     if run_dir is not None and protocol in ("league", "eu", "ladder"):
         evaluated = label = run_player(run_dir, one_ply=True)  # the protocol sets the player; the run its table
     played = protocol_opponents(protocol, opponents)
-    for opponent in played:
-        parse_spec(opponent)
+    # Every player is built now, its weights file read: a bad one ends the command before any warning or game.
+    for spec in ([evaluated] if isinstance(evaluated, str) else []) + list(played):
+        build_player(spec, load_weights=load_weights)
     if csv_path is not None:
         check_output(csv_path, force)
     if run_dir is not None:

@@ -22,7 +22,10 @@ from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRe
 from ga.games import executor
 from ga.rundir.checkpoint import Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
-from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RunDirError, check_no_links, check_run_dir, generation_columns, restart_dir
+from ga.rundir.layout import (
+    BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RESTARTS, RunDirError, check_no_links, check_run_dir, generation_columns,
+    restart_dir,
+)
 from ga.rundir.manifest import new_manifest, now_iso, read_manifest
 from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
@@ -172,7 +175,7 @@ def _restart(config: Config, path: Path, restart: int, count: int, progress: Pro
     seed = refine.restart_seed(config.experiment.seed, restart)
     restart_config = replace(with_overrides(config, seed=seed), refine=RefineConfig())
     label = f"restart {restart}/{count}"
-    if not (path / CHECKPOINT).is_file():
+    if not os.path.lexists(path / CHECKPOINT):
         return run(restart_config, path, progress=progress, label=label)
     manifest = read_manifest(path)
     if manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations:
@@ -284,6 +287,22 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
         )
 
 
+def _check_refinement_files(config: Config, run_dir: Path) -> None:
+    """Reads and checks what a refined run reads back after its GA: each restart's run directory and the
+    refinement's state (raises RunDirError or ConfigError naming the file)."""
+    check_no_links(run_dir, [RESTARTS])
+    for restart in range(1, config.refine.restarts + 1):
+        path = restart_dir(run_dir, restart)
+        check_no_links(path.parent, [path.name])
+        if not path.is_dir():
+            continue
+        check_no_links(path)
+        if os.path.lexists(path / CHECKPOINT):
+            check_checkpoint_fits(read_checkpoint(path), read_config(path), path)
+        read_manifest(path, missing_ok=True)
+    read_refine_state(run_dir)
+
+
 # --- entry points ---------------------------------------------------------------------------
 
 
@@ -342,10 +361,13 @@ def resume(
     path = check_run_dir(run_dir)
     check_no_links(path)
     with RunLock(path) as lock:
+        # Every file the run will read back is read and checked before anything is written.
         saved = read_config(path)
         checkpoint = read_checkpoint(path)
         check_checkpoint_fits(checkpoint, saved, path)
         read_manifest(path)
+        if saved.refine.generations:
+            _check_refinement_files(saved, path)
         done = checkpoint.generation + 1
         if generations is not None and generations < done:
             raise RunDirError(f"'{path}' has already done {done} generations; generations must be at least {done}")

@@ -17,13 +17,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ga.rundir.layout import CHECKPOINT, RunDirError
+from ga.rundir.layout import CHECKPOINT, RunDirError, read_run_file
 from ga.weights import WEIGHT_LIMIT
 
 __all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "checkpoint_text", "read_checkpoint"]
@@ -83,10 +84,13 @@ def checkpoint_text(checkpoint: Checkpoint) -> str:
 def read_checkpoint(run_dir: Path) -> Checkpoint:
     """Returns the last checkpoint of a run."""
     path = run_dir / CHECKPOINT
-    if not path.is_file():
-        raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}: the run stopped before its first generation ended; start it again")
+    if not os.path.lexists(path):
+        raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}: the run stopped before its first generation ended, "
+                          f"so there is nothing to resume; remove '{run_dir}' and run evolve again (or give evolve "
+                          "another --out)")
+    text = read_run_file(path)  # a regular file of bounded size, or one line
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text.decode("utf-8"))
         if not isinstance(data, dict):
             raise ValueError("it is not a JSON object")
         if data.get("format") == CHECKPOINT_FORMAT:
