@@ -50,8 +50,8 @@ def file_kind(mode: int) -> str:
 
 def size_text(count: float) -> str:
     """Returns a size in bytes as people read it: 512 bytes, 3.0 KiB, 1.5 GiB."""
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if count < 1024 or unit == "TiB":
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if count < 1024 or unit == "PiB":
             return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
         count /= 1024
     raise AssertionError("unreachable")

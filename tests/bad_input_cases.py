@@ -415,3 +415,14 @@ WRITTEN_FILES: tuple[str, ...] = (
     "config.toml", "manifest.json", "generations.csv", "games.csv", "population.csv", "best_weights.csv",
     "mean_weights.csv", "hall_of_fame.csv", "checkpoint.json", ".lock",
 )
+
+#: Plans too large for the machine or for a run's counts, by the stage that plays them: (config, message fragment).
+BIG_PLANS: tuple[tuple[str, str], ...] = (
+    ("[final]\ngames = 1000000000\n", "config key 'final.games' = 1000000000 makes the final tournament need about"),
+    ("[refine]\ngenerations = 2\nrestarts = 1\ngames = 1000000000000\nweight_opponents = 0.0\n",
+     "config key 'refine.games' = 1000000000000 makes a refinement generation need about"),
+    ("[refine]\ngenerations = 1000000000000000\nrestarts = 1\ngames = 100\nweight_opponents = 0.0\n",
+     "config key 'refine.generations' = 1000000000000000 plans"),
+    ("[experiment]\ngenerations = 10000000000000\n[refine]\ngenerations = 1\nrestarts = 100\nweight_opponents = 0.0\n",
+     "config key 'refine.restarts' = 100 plans"),
+)

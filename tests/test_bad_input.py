@@ -1124,3 +1124,15 @@ def test_a_lock_file_that_is_a_fifo_is_named(finished_run: Path, tmp_path: Path,
         argv = ["evolve", str(config), "--out", str(run_dir)] if command == "evolve" else ["resume", str(run_dir)]
         assert_bad_input([*argv, "--quiet", "--no-plots"], ".lock' is not a regular file (a FIFO)")
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(("extra", "fragment"), cases.BIG_PLANS, ids=[f[1][12:40] for f in cases.BIG_PLANS])
+def test_every_stage_of_a_plan_is_checked_before_anything_is_written(tmp_path: Path, extra: str,
+                                                                     fragment: str) -> None:
+    # The final tournament, the restarts and the refinement plan their games as the GA does: one that cannot fit
+    # (in memory, or in what a run counts) is refused before the run directory is made.
+    base = "[population]\nsize = 32\nparents = 16\n[fitness]\nopponents = [\"random\"]\n"
+    config = tmp_path / "big.toml"
+    config.write_text(base + extra)
+    out = tmp_path / "run"
+    assert_bad_input(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"], fragment, unwritten=(out,))

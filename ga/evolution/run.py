@@ -19,6 +19,7 @@ from ga.config import Config, ConfigError, RefineConfig, load_config, replace, s
 from ga.evolution import fitness, refine
 from ga.evolution.genome import genome_length, table_length
 from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
+from ga.files import size_text
 from ga.games import executor
 from ga.rundir.checkpoint import Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
@@ -185,18 +186,21 @@ def _restart(config: Config, path: Path, restart: int, count: int, progress: Pro
 
 def planned_games(config: Config) -> dict[str, int]:
     """Returns the games each stage of a run will play, from its config (elites aside: an upper bound)."""
-    generation = fitness.games_per_generation(config)
-    final = config.final.games
-    candidates = config.population.size + 1 + config.fitness.hall_of_fame_size
-    fixed = len({opponent.spec for opponent in config.fitness.opponents})
-    tournament = final * (candidates * (candidates - 1) // 2 + candidates * fixed) if final else 0
-    ga = config.experiment.generations * generation + tournament
+    ga = config.experiment.generations * fitness.games_per_generation(config) + _tournament_games(config)
     refined = config.refine
     return {
         "GA": ga,
         "restarts": refined.restarts * ga if refined.generations else 0,
         "refinement": refined.generations * _refine_generation_games(refined),
     }
+
+
+def _tournament_games(config: Config) -> int:
+    """Returns the games of the final tournament, all planned at once (at most: equal candidates play once)."""
+    final = config.final.games
+    candidates = config.population.size + 1 + config.fitness.hall_of_fame_size
+    fixed = len({opponent.spec for opponent in config.fitness.opponents})
+    return final * (candidates * (candidates - 1) // 2 + candidates * fixed) if final else 0
 
 
 def _refine_generation_games(refined: RefineConfig) -> int:
@@ -223,29 +227,41 @@ def memory_limit() -> int:
 def check_plan(config: Config, memory: int) -> None:
     """Raises ConfigError, naming the key to lower, unless the run's games fit in ``memory`` bytes and its counts.
 
-    A generation's games (and a refinement generation's) are planned and
-    played at once, so each must fit in memory; the whole run's games must
-    stay countable. Checked before anything is written.
+    A generation's games, the final tournament's and a refinement
+    generation's are each planned and played at once, so each must fit in
+    memory; the whole run's games (restarts included) must stay countable.
+    Checked before anything is written.
     """
     size = config.population.size
     shares = fitness.games_by_key(config)
-    refine_games = _refine_generation_games(config.refine) if config.refine.generations else 0
-    generation = sum(shares.values())
     largest = max(shares, key=shares.__getitem__)
+    # The games planned at once, by stage: a generation (of the GA and of each restart), the final tournament
+    # (the GA's and each restart's), a generation of the refinement.
+    stages = [(largest, "a generation", sum(shares.values())), ("final.games", "the final tournament",
+              _tournament_games(config))]
+    if config.refine.generations:
+        stages.append(("refine.games", "a refinement generation", _refine_generation_games(config.refine)))
+    key, stage, games = max(stages, key=lambda entry: entry[2])
     population_bytes = 4 * size * genome_length(config.population.genome) * 8  # the tables, their copies in breeding
     if population_bytes > memory // 2:
-        largest = "population.size"
-    needed = generation * BYTES_PER_GAME + population_bytes
-    if refine_games * BYTES_PER_GAME > needed:
-        largest, needed = "refine.games", refine_games * BYTES_PER_GAME
+        key, stage = "population.size", "a generation"
+    needed = games * BYTES_PER_GAME + population_bytes
     if needed > memory // 2:
         raise ConfigError(
-            f"config key '{largest}' = {_setting(config, largest)} makes a generation need about {_bytes(needed)} "
-            f"of memory ({generation:,} games), and this machine has {_bytes(memory)}; lower it"
+            f"config key '{key}' = {_setting(config, key)} makes {stage} need about {size_text(needed)} "
+            f"of memory ({games:,} games), and this machine has {size_text(memory)}; lower it"
         )
-    total = sum(planned_games(config).values())
+    planned = planned_games(config)
+    total = sum(planned.values())
     if total > MAX_RUN_GAMES:
-        key = "experiment.generations" if generation * 1000 < total else largest
+        if planned["refinement"] > MAX_RUN_GAMES // 2:
+            key = "refine.generations"
+        elif planned["GA"] <= MAX_RUN_GAMES // 2:
+            key = "refine.restarts"  # each restart plays the GA's games again
+        elif _tournament_games(config) > planned["GA"] // 2:
+            key = "final.games"
+        else:
+            key = "experiment.generations" if sum(shares.values()) * 1000 < planned["GA"] else largest
         raise ConfigError(
             f"config key '{key}' = {_setting(config, key)} plans {total:.3g} games in all, more than a run counts "
             f"({MAX_RUN_GAMES:.0e}, decades of play); lower it"
@@ -255,14 +271,6 @@ def check_plan(config: Config, memory: int) -> None:
 def _setting(config: Config, key: str) -> Any:
     section, name = key.split(".")
     return getattr(getattr(config, section), name)
-
-
-def _bytes(count: float) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if count < 1024 or unit == "PiB":
-            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
-        count /= 1024
-    raise AssertionError("unreachable")
 
 
 def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path) -> None:
