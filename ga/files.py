@@ -24,7 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["FileRefused", "atomic_write", "file_kind", "open_regular", "read_regular", "size_text", "write_output"]
+__all__ = ["STDOUT", "FileRefused", "Output", "atomic_write", "check_stdout", "file_kind", "open_regular", "read_regular",
+           "size_text", "write_output"]
 
 
 class FileRefused(OSError):
@@ -155,70 +156,145 @@ def _umask() -> int:
     return mask
 
 
-def write_output(path: str | os.PathLike[str], data: str | bytes, *, force: bool) -> str:
-    """Writes a file a user named, by the one output policy of every command; returns what was written to.
+STDOUT = "-"  # the path that names standard output, as everywhere on the command line
+
+
+def check_stdout(use: str) -> None:
+    """Raises OSError unless standard output is open; ``use`` says what the command prints there, and what to do."""
+    if sys.stdout is None or sys.stdout.closed:
+        raise OSError(f"standard output is closed; {use}")
+
+
+class Output:
+    """A path a user named for a command's output, checked before the command does its work.
+
+    The one output policy of every command:
 
     - ``-`` is standard output;
-    - a regular file is replaced atomically, and only with ``force``;
-    - an existing path that is not a regular file (a device, a FIFO, a socket)
-      is opened and written into, never replaced or removed; a FIFO with no
-      reader is refused rather than waited on;
-    - a symbolic link is never replaced: the file it points to is written
-      (by the rules above), and a link to nothing is refused.
+    - a regular file is replaced atomically, and only with ``force``, when the
+      command ends (:meth:`close`): a command that fails leaves the old file;
+    - an existing path that is not a regular file (a device, a FIFO) is opened
+      now and written into, never replaced or removed; a FIFO with no reader
+      is refused rather than waited on, and so is a socket;
+    - a symbolic link is never replaced: the file it points to is written (by
+      the rules above), and a link into a missing directory is refused.
+
+    Text written to standard output, a FIFO or a device goes out at once, so
+    a command that writes a header first learns of a full device or a closed
+    pipe before its work.
 
     :raises FileExistsError: an existing regular file without ``force``.
     :raises OSError: the path cannot be written (named in the message).
     """
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    if os.fspath(path) == "-":
-        return _write_stdout(payload)
-    target = Path(path)
-    if target.is_symlink():
-        resolved = target.resolve(strict=False)
-        if not resolved.exists() and not resolved.parent.is_dir():
-            raise FileNotFoundError(f"'{path}' is a link to '{resolved}', whose directory does not exist")
-        target = resolved  # written through: the link itself stays
-    if target.exists() and not target.is_file():
-        if target.is_dir():
+
+    def __init__(self, path: str | os.PathLike[str], *, force: bool,
+                 stdout_use: str = "write to a file instead (-o FILE)") -> None:
+        self.is_stdout = os.fspath(path) == STDOUT
+        self.shown = "standard output" if self.is_stdout else os.fspath(path)
+        self._target: Path | None = None  # the regular file to replace at the end
+        self._fd: int | None = None  # a FIFO's or device's, open from now on
+        self._pending: list[bytes] = []
+        self._force = force
+        if self.is_stdout:
+            check_stdout(stdout_use)
+            return
+        target = Path(path)
+        link = ""
+        if target.is_symlink():
+            target = target.resolve(strict=False)  # written through: the link itself stays
+            link = f" (the link '{path}' points there)"
+        if not target.parent.is_dir():
+            raise FileNotFoundError(f"cannot write '{target}': directory '{target.parent}' does not exist{link}")
+        try:
+            mode = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and stat.S_ISDIR(mode):
             raise IsADirectoryError(f"cannot write '{path}': it is a directory")
-        return _write_into(target, payload, str(path))
-    if target.exists() and not force:
-        raise FileExistsError(f"'{path}' already exists; pass --force to replace it")
-    try:
-        atomic_write(target, payload, overwrite=force, fsync=True)
-    except FileExistsError:
-        raise FileExistsError(f"'{path}' already exists; pass --force to replace it") from None
-    return str(path)
+        if mode is not None and not stat.S_ISREG(mode):
+            self._fd = _open_into(target, mode, self.shown)
+            return
+        if mode is not None and not force:
+            raise FileExistsError(f"'{path}' already exists; pass --force to replace it")
+        if not os.access(target.parent, os.W_OK):
+            raise PermissionError(f"cannot write '{path}': directory '{target.parent}' is not writable")
+        self._target = target
+
+    def write(self, data: str | bytes) -> None:
+        """Writes ``data``: at once to standard output, a FIFO or a device; to a regular file at :meth:`close`."""
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        if self._target is not None:
+            self._pending.append(payload)
+        elif self._fd is not None:
+            try:
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(self._fd, view):]
+            except OSError as error:
+                raise OSError(f"cannot write '{self.shown}': {error.strerror}") from None
+        else:
+            _write_stdout(payload)
+
+    def close(self) -> str:
+        """Finishes the output (a regular file appears whole now, or not at all); returns what was written to."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+        if self._target is not None:
+            target, self._target = self._target, None
+            try:
+                atomic_write(target, b"".join(self._pending), overwrite=self._force, fsync=True)
+            except FileExistsError:
+                raise FileExistsError(f"'{self.shown}' already exists; pass --force to replace it") from None
+        return self.shown
+
+    def __enter__(self) -> Output:
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if error is not None:  # nothing is left half written: a regular file is not replaced
+            self._target = None
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            return
+        self.close()
 
 
-def _write_stdout(payload: bytes) -> str:
+def write_output(path: str | os.PathLike[str], data: str | bytes, *, force: bool) -> str:
+    """Writes a whole output a user named, by the one output policy (:class:`Output`); returns what was written to."""
+    with Output(path, force=force) as output:
+        output.write(data)
+    return output.shown
+
+
+def _write_stdout(payload: bytes) -> None:
     stream = sys.stdout
     if stream is None or stream.closed:
-        raise OSError("standard output is closed; write to a file instead (-o FILE)")
+        raise OSError("standard output is closed")
     buffer = getattr(stream, "buffer", None)
-    if buffer is None:  # a text-only stream (a test's, or a wrapper's)
-        stream.write(payload.decode("utf-8", "replace"))
-    else:
-        stream.flush()
-        buffer.write(payload)
-    stream.flush()
-    return "standard output"
-
-
-def _write_into(target: Path, payload: bytes, shown: str) -> str:
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+        if buffer is None:  # a text-only stream (a test's, or a wrapper's)
+            stream.write(payload.decode("utf-8", "replace"))
+        else:
+            stream.flush()
+            buffer.write(payload)
+        stream.flush()
+    except BrokenPipeError:
+        raise  # the reader has gone (`| head`): the command line's policy ends quietly
+    except OSError as error:  # a full device, a file size limit: name the stream, which names no file
+        raise OSError(f"cannot write to standard output: {error.strerror or error}") from None
+
+
+def _open_into(target: Path, mode: int, shown: str) -> int:
+    """Opens a FIFO or device to write into (never waiting: a FIFO must have its reader already)."""
+    if stat.S_ISSOCK(mode):
+        raise OSError(f"cannot write '{shown}': it is a socket; name a file, a FIFO, a device or - (standard output)")
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
-        if error.errno == errno.ENXIO:
+        if error.errno == errno.ENXIO and stat.S_ISFIFO(mode):
             raise OSError(f"'{shown}' is a FIFO that nobody reads; start its reader first") from None
         raise OSError(f"cannot write '{shown}': {error.strerror}") from None
-    try:
-        os.set_blocking(fd, True)
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view):]
-    except OSError as error:
-        raise OSError(f"cannot write '{shown}': {error.strerror}") from None
-    finally:
-        os.close(fd)
-    return shown
+    os.set_blocking(fd, True)
+    return fd

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import traceback
@@ -1136,3 +1137,175 @@ def test_every_stage_of_a_plan_is_checked_before_anything_is_written(tmp_path: P
     config.write_text(base + extra)
     out = tmp_path / "run"
     assert_bad_input(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"], fragment, unwritten=(out,))
+
+
+# ---------------------------------------------------------------- outputs: exactly what was asked, checked first
+
+
+def run_process(argv: list[str], cwd: Path, **options: Any) -> subprocess.CompletedProcess[bytes]:
+    """Runs ``python -m ga.cli`` in a real process (a closed or full standard output is only real there)."""
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} | options
+    return subprocess.run([sys.executable, "-m", "ga.cli", *argv], cwd=cwd, env=environment, timeout=120, **streams)
+
+
+def make_full_device(path: Path) -> None:
+    """Makes a device node like /dev/full (every write fails: no space) at ``path``, or skips the test."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("making a device node needs privileges")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "c"])
+def test_export_to_dash_writes_the_table_alone_to_standard_output(fmt: str) -> None:
+    tried("cli")
+    code, out, lines = run_cli(["export", "lr06", "--format", fmt, "-o", "-"])
+    assert code == 0 and lines == [], lines  # no "wrote" line, no warning about a suffix
+    text = out if fmt != "json" else json.dumps(json.loads(out)["weights"])  # one JSON document, nothing after
+    assert np.array_equal(parse_weights(text, "json" if fmt == "json" else fmt), load_weights_named("lr06"))
+
+
+def load_weights_named(name: str) -> np.ndarray:
+    from engine import TABLES
+
+    return np.array(TABLES[name], dtype=np.float64)
+
+
+@pytest.mark.parametrize(("argv", "written", "magic"), [
+    (["-o", "x.PNG"], "x.PNG", b"\x89PNG"),
+    (["-o", "x.txt", "--format", "svg"], "x.txt", b"<?xml"),
+    (["-o", "plain"], "plain", b"\x89PNG"),
+    (["-o", "x.pdf"], "x.pdf", b"%PDF"),
+], ids=["upper-case suffix", "a suffix of no image, with --format", "no suffix", "pdf"])
+def test_compare_writes_exactly_the_path_given(finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               argv: list[str], written: str, magic: bytes) -> None:
+    tried("cli")
+    monkeypatch.chdir(tmp_path)
+    code, out, lines = run_cli(["compare", str(finished_run), *argv])
+    assert code == 0, lines
+    assert sorted(path.name for path in tmp_path.iterdir()) == [written]
+    assert (tmp_path / written).read_bytes().startswith(magic)
+    assert out.strip() == written
+
+
+def test_compare_refuses_a_suffix_that_names_another_format(finished_run: Path, tmp_path: Path) -> None:
+    assert_bad_input(["compare", str(finished_run), "-o", str(tmp_path / "x.png"), "--format", "svg"],
+                     "x.png' has suffix .png", unwritten=(tmp_path / "x.png", tmp_path / "x.svg"))
+
+
+def test_compare_to_dash_writes_the_image_to_standard_output(finished_run: Path, tmp_path: Path) -> None:
+    tried("cli")
+    completed = run_process(["compare", str(finished_run), "-o", "-"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith(b"\x89PNG") and completed.stderr == b""
+    assert list(tmp_path.iterdir()) == []  # no ./-.png
+
+
+@pytest.mark.timeout(60)
+def test_compare_writes_into_a_fifo_not_beside_it(finished_run: Path, tmp_path: Path) -> None:
+    tried("cli")
+    fifo = tmp_path / "node"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the reader is there first
+    received = bytearray()
+    try:
+        code, _, lines = run_cli(["compare", str(finished_run), "-o", str(fifo)])
+        while chunk := os.read(reader, 1 << 16):
+            received += chunk
+    finally:
+        os.close(reader)
+    assert code == 0, lines
+    assert bytes(received).startswith(b"\x89PNG") and fifo.is_fifo()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["node"]  # no node.png
+
+
+def test_an_output_that_is_a_socket_is_named_as_one(tmp_path: Path) -> None:
+    import socket
+
+    where = tmp_path / "s"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(where))
+        assert_bad_input(["export", "lr06", "--format", "csv", "-o", str(where)], "is a socket")
+    finally:
+        server.close()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("target", ["fifo", "full device"])
+def test_evaluate_checks_its_csv_output_before_playing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       target: str) -> None:
+    path = tmp_path / "out.csv"
+    if target == "fifo":
+        os.mkfifo(path)  # nobody reads it
+        fragment = "is a FIFO that nobody reads"
+    else:
+        make_full_device(path)
+        fragment = "No space left on device"
+
+    def never(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the games were played before the output was checked")
+
+    monkeypatch.setattr(sys.modules["ga.cli.evaluate"], "evaluate_player", never)
+    assert_bad_input(["evaluate", "lr06", "--vs", "random", "--games", "1000", "--csv", str(path)], fragment,
+                     f"'{path}'")
+
+
+def test_a_full_standard_output_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tried("cli")
+
+    class Full(io.BytesIO):
+        def write(self, data: Any) -> int:
+            raise OSError(28, "No space left on device")
+
+    stream = io.TextIOWrapper(Full())
+    monkeypatch.setattr("sys.stdout", stream)
+    assert main(["export", "lr06", "--format", "csv"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err == "othello-ga: error: cannot write to standard output: No space left on device\n", err
+
+
+def test_export_to_a_full_device_as_standard_output_is_named(tmp_path: Path) -> None:
+    tried("cli")
+    make_full_device(tmp_path / "full")
+    with open(tmp_path / "full", "wb") as full:
+        completed = run_process(["export", "lr06", "--format", "csv"], tmp_path, stdout=full)
+    lines = completed.stderr.decode().splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, lines
+    assert "cannot write to standard output: No space left on device" in lines[0]
+
+
+@pytest.mark.parametrize(("command", "use"), [
+    (["evaluate", "lr06", "--vs", "random", "--games", "200000"], "evaluate prints its results there"),
+    (["show", "{run}"], "show prints the summary there"),
+    (["export", "lr06", "--format", "csv"], "(-o FILE)"),
+], ids=["evaluate", "show", "export"])
+def test_a_closed_standard_output_is_named_before_any_work(finished_run: Path, tmp_path: Path, command: list[str],
+                                                           use: str) -> None:
+    tried("cli")
+    argv = " ".join(f"'{part.format(run=finished_run)}'" for part in command)
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ga.cli {argv} >&-'], cwd=ROOT,
+                               env=environment, capture_output=True, text=True, timeout=60)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, completed.stderr
+    assert "standard output is closed" in lines[0] and use in lines[0], lines
+    assert command[0] != "show" or "-o FILE" not in lines[0]  # show has no -o
+
+
+@pytest.mark.parametrize("command", [
+    ["evaluate", "lr06", "--vs", "random", "--games", "10"], ["play", "--seed", "1"],
+    ["export", "lr06", "--format", "csv"], ["show", "{run}"],
+], ids=lambda argv: argv[0])
+def test_a_reader_that_goes_away_ends_the_command_quietly(finished_run: Path, tmp_path: Path,
+                                                          command: list[str]) -> None:
+    # As `yes | head` does: no "Broken pipe" message, and the status of a tool its reader left (128 + SIGPIPE).
+    tried("cli")
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    process = subprocess.Popen([sys.executable, "-m", "ga.cli", *[p.format(run=finished_run) for p in command]],
+                               cwd=ROOT, env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the command writes
+    _, err = process.communicate(b"d3\nf4\n", timeout=120)
+    assert process.returncode == 141 and err == b"", err

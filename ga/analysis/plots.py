@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ __all__ = [
     "experiment_name",
     "opponent_columns",
     "opponent_summaries",
+    "compare_figure",
     "plot_compare",
     "plot_run",
     "plot_weights",
@@ -403,7 +404,6 @@ def plot_compare(
     run_dirs: Sequence[str | os.PathLike[str]],
     out_path: str | os.PathLike[str],
     fmt: str | None = None,
-    write: Callable[[Path, bytes], object] = atomic_write,
 ) -> list[Path]:
     """Overlays the rolling win rate (and its Wilson band) of several runs; returns ``[path]``.
 
@@ -413,9 +413,16 @@ def plot_compare(
     :raises ValueError: if ``run_dirs`` is empty.
     :raises RunDirError: if a run's ``generations.csv`` is missing or damaged.
     """
+    path = _output_path(out_path, fmt)
+    atomic_write(path, compare_figure(run_dirs, path.suffix.lstrip(".")))
+    return [path]
+
+
+def compare_figure(run_dirs: Sequence[str | os.PathLike[str]], fmt: str) -> bytes:
+    """Returns the figure of :func:`plot_compare` as the bytes of an image of ``fmt`` (png, svg or pdf)."""
     if not run_dirs:
         raise ValueError("plot_compare needs at least one run directory")
-    path = _output_path(out_path, fmt)
+    _check_format(fmt)
     runs = [(run_label(run_dir), read_generations(run_dir)) for run_dir in run_dirs]
     figure, (axes,) = _new_axes("compare", "Rolling win rate with pooled 95% Wilson bands")
     for colour, (label, generations) in zip(_colours(len(runs)), runs):
@@ -425,7 +432,7 @@ def plot_compare(
         axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2,
                   label=f"{label}, rolling {window} gen")
     _finish_rate_axes(axes)
-    return [_save(figure, path, write)]
+    return _image(figure, fmt)
 
 
 # ---------------------------------------------------------------- figures
@@ -649,17 +656,20 @@ def _line_height(size: float) -> float:
     return 1.2 * size / 72
 
 
-def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write, *,
-          release: bool = True) -> Path:
-    """Writes the figure at its own size (no tight bbox, so pixel sizes are predictable), whole or not at all."""
-    fmt = path.suffix.lstrip(".")
+def _save(figure: Figure, path: Path, *, release: bool = True) -> Path:
+    """Writes the figure at its own size, whole or not at all, in the format of the path's suffix."""
+    atomic_write(path, _image(figure, path.suffix.lstrip("."), release=release))
+    return path
+
+
+def _image(figure: Figure, fmt: str, *, release: bool = True) -> bytes:
+    """Returns the figure as an image of ``fmt`` at its own size (no tight bbox, so pixel sizes are predictable)."""
     image = io.BytesIO()
     with matplotlib.rc_context(_RENDERING):
         figure.savefig(image, format=fmt, dpi=DPI, metadata=_METADATA[fmt], **_SAVE_OPTIONS.get(fmt, {}))
     if release:
         figure.clear()  # frees the artists now rather than at garbage collection
-    write(path, image.getvalue())
-    return path
+    return image.getvalue()
 
 
 def _check_format(fmt: str) -> None:
