@@ -430,3 +430,11 @@ BIG_PLANS: tuple[tuple[str, str], ...] = (
     ("[experiment]\ngenerations = 10000000000000\n[refine]\ngenerations = 1\nrestarts = 100\nweight_opponents = 0.0\n",
      "config key 'refine.restarts' = 100 plans"),
 )
+
+#: Rows whose generation is out of order: (file, line, generation written there, commands, fragment).
+RUN_ORDER_FAULTS: tuple[tuple[str, int, int, tuple[str, ...], str], ...] = (
+    ("generations.csv", 3, 0, ("show", "plot", "resume"), "line 3: generation 0 where generation 1 belongs"),
+    ("generations.csv", 2, 1, ("show", "plot", "resume"), "line 2: generation 1 where generation 0 belongs"),
+    ("games.csv", -1, 0, ("plot",), "after a later generation's games"),
+    ("refine.csv", 2, 1, ("plot",), "line 2: generation 1 where generation 0 belongs"),
+)

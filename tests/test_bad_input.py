@@ -1309,3 +1309,24 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(finished_run: Path, tm
     process.stdout.close()  # the reader is gone before the command writes
     _, err = process.communicate(b"d3\nf4\n", timeout=120)
     assert process.returncode == 141 and err == b"", err
+
+
+def with_generation(text: str, line: int, generation: int) -> str:
+    """Returns CSV text whose ``line`` (1 is the header; -1 the last) says ``generation`` in its first column."""
+    lines = text.splitlines()
+    fields = lines[line if line < 0 else line - 1].split(",")
+    lines[line if line < 0 else line - 1] = ",".join([str(generation), *fields[1:]])
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("name", "line", "generation", "commands", "fragment"), cases.RUN_ORDER_FAULTS,
+                         ids=[f"{c[0]}:{c[1]}={c[2]}" for c in cases.RUN_ORDER_FAULTS])
+def test_rows_out_of_generation_order_are_named(finished_run: Path, refined_run: Path, tmp_path: Path, name: str,
+                                                line: int, generation: int, commands: tuple[str, ...],
+                                                fragment: str) -> None:
+    # A row edited to repeat a generation (0 1 0 ...) made resume continue and show report the wrong best.
+    tried("run-dir faults")
+    source = refined_run if name == "refine.csv" else finished_run
+    run_dir = damaged_copy(source, tmp_path, name, with_generation((source / name).read_text(), line,
+                                                                   generation).encode())
+    assert_each_command_names(run_dir, commands, fragment, name)

@@ -67,8 +67,11 @@ def run(
         owned = lock = RunLock(run_dir).acquire()
     try:
         checkpoint: Checkpoint | None = None
+        records: list[dict[str, Any]] = []
         if resume:
             checkpoint = read_checkpoint(run_dir)
+            # The rows the checkpoint covers, read and checked before anything is written.
+            records = read_records(run_dir, GENERATIONS, checkpoint.csv_bytes.get(GENERATIONS))
             manifest = read_manifest(run_dir)
             manifest.pop("error", None)  # of an earlier failure, which this resume continues past
         else:
@@ -90,7 +93,6 @@ def run(
             started = True  # from here on a failure is the run's, not its input's: it is recorded
             try:
                 loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress, label)
-                records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
                 result = loop.run(checkpoint, records)
             except executor.WorkersLost as error:
                 error.run_dir = run_dir  # type: ignore[attr-defined]  # where the run can continue from

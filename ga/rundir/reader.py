@@ -109,7 +109,30 @@ def read_table(run_dir: str | os.PathLike[str], name: str, size: int | None = No
             problem = _column_problem(table[column], *rule[1:])
             if problem:
                 raise RunDirError(f"'{path}': column '{column}', {problem}; {damaged}")
+    problem = _order_problem(name, table)
+    if problem:
+        raise RunDirError(f"'{path}': column 'generation', {problem}; {damaged}")
     return table
+
+
+def _order_problem(name: str, table: pd.DataFrame) -> str:
+    """Returns the first row out of generation order ("" if none): generations.csv and refine.csv hold one row
+    per generation 0, 1, 2, ...; games.csv holds a generation's games after the previous generation's."""
+    import numpy as np
+
+    if name not in (GENERATIONS, REFINE_CSV, GAMES) or "generation" not in table.columns:
+        return ""
+    generations = table["generation"].to_numpy(dtype=np.float64)
+    if name == GAMES:
+        wrong = np.flatnonzero(np.diff(generations) < 0) + 1
+        what = "after a later generation's games"
+    else:
+        wrong = np.flatnonzero(generations != np.arange(len(generations)))
+        what = "where generation {expected} belongs (one row per generation, from 0)"
+    if not wrong.size:
+        return ""
+    row = int(wrong[0])
+    return f"line {row + 2}: generation {int(generations[row])} " + what.format(expected=row)
 
 
 def _first_short_row(data: bytes, fields: int) -> int:
@@ -163,9 +186,9 @@ def _column_problem(values: pd.Series, kind: str, low: float, high: float) -> st
     return f"line {row + 2}: {shown[:40]} is not {what}"
 
 
-def read_records(run_dir: Path, name: str) -> list[dict[str, Any]]:
+def read_records(run_dir: Path, name: str, size: int | None = None) -> list[dict[str, Any]]:
     """Returns the rows of a run's per-generation CSV file as dicts, checked (see :func:`read_table`)."""
-    return read_table(run_dir, name).to_dict("records")
+    return read_table(run_dir, name, size).to_dict("records")
 
 
 def read_generations(run_dir: str | os.PathLike[str]) -> pd.DataFrame:
@@ -220,9 +243,12 @@ def read_refine_state(run_dir: Path) -> dict[str, Any] | None:
         raise RunDirError(f"cannot read '{path}': {error}") from error
     shape = {"generation": int, "start": list, "strategy": dict, "rows": list}
     if not isinstance(state, dict) or any(not isinstance(state.get(key), kind) or isinstance(state.get(key), bool)
-                                          for key, kind in shape.items()):
-        raise RunDirError(f"'{path}' is not a refinement's state (generation, start, strategy, rows); "
-                          "the run directory is damaged: restore it, or remove the file to refine again")
+                                          for key, kind in shape.items()) \
+            or [row.get("generation") if isinstance(row, dict) else None for row in state["rows"]] \
+            != list(range(state["generation"] + 1)):
+        raise RunDirError(f"'{path}' is not a refinement's state (generation, start, strategy, and one row per "
+                          "generation from 0); the run directory is damaged: restore it, or remove the file to "
+                          "refine again")
     return state
 
 
