@@ -14,6 +14,7 @@ and, when a default is part of a conflict, says so.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import math
 import os
 import re
@@ -32,13 +33,13 @@ from engine.kinds import KINDS, TABLE_KINDS
 from engine.players import is_path, parse_spec
 from engine.tables import TABLES
 from ga.files import FileRefused, read_regular
-from ga.weights import WEIGHT_LIMIT, WeightsError, load_weights, same_table
+from ga.weights import MAX_FILE_BYTES, WEIGHT_LIMIT, WeightsError, load_weights, same_table
 
 __all__ = [
     "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
     "FinalConfig", "FitnessConfig", "MutationConfig", "OpponentConfig", "OutputConfig", "PopulationConfig",
     "RefineConfig", "SelectionConfig", "config_from_dict", "config_to_dict", "config_to_toml", "load_config",
-    "replace", "result_settings", "settings_difference", "spec_weights_path", "with_overrides",
+    "replace", "result_settings", "settings_difference", "spec_weights_path", "table_digests", "with_overrides",
 ]
 
 Genome = Literal["full", "sym8", "sym4", "phase"]
@@ -600,6 +601,23 @@ def spec_weights_path(spec: str) -> Path | None:
     except ValueError:
         return None
     return Path(table) if table is not None and is_path(table) else None
+
+
+def table_digests(config: Config) -> dict[str, str]:
+    """Returns the SHA-256 of every weights file a run plays (its opponents', its refinement panel's), by path.
+
+    A run records them, so that a resume can tell that a file was replaced by another table since.
+
+    :raises ConfigError: if one cannot be read.
+    """
+    specs = [opponent.spec for opponent in config.fitness.opponents] + list(config.refine.opponents)
+    digests = {}
+    for path in filter(None, map(spec_weights_path, specs)):
+        try:
+            digests[str(path)] = hashlib.sha256(read_regular(path, MAX_FILE_BYTES)).hexdigest()
+        except OSError as error:
+            raise ConfigError(f"weights file '{path}' cannot be read: {error.strerror or error}") from None
+    return digests
 
 
 def _resolve_table(spec: str, base_dir: Path | None) -> str:

@@ -717,7 +717,20 @@ def test_resume_with_a_damaged_checkpoint_field_writes_nothing(
     ("hall_of_fame", lambda a: np.full_like(a, np.inf), "'hall_of_fame' must hold finite"),
     ("champions", lambda a: np.ones((2, 3)), "champions"),
     ("fitness", lambda v: [float("nan")] * len(v), "'fitness' must list one value per individual"),
-], ids=["population 1e308", "population NaN", "hall of fame inf", "champions 2x3", "fitness NaN"])
+    # Values a resume would write on into the manifest and generations.csv, which show and plot then refuse:
+    ("games_played", lambda v: 2**63 - 1000, "'games_played' must be an integer in 0..1e+15"),
+    ("elapsed_s", lambda v: 1e300, "'elapsed_s' must be a number of seconds in 0..1e+09"),
+    ("fitness", lambda v: [1e308] * len(v), "'fitness' must list one value per individual (8), each a fitness in"),
+    ("hall_of_fame_fitness", lambda v: [-65.0] * len(v), "'hall_of_fame_fitness' must list"),
+    ("born", lambda v: [5] * len(v), "'born' must list one value per individual (8), each a generation in 0..1"),
+    ("champions", lambda a: np.zeros((11, 64)), "'champions' holds 11 tables, but this run keeps 10"),
+    ("generation", lambda v: 10**16, "'generation' must be an integer in 0..1e+15"),
+    ("csv_bytes", lambda v: v | {"generations.csv": 2**40}, "'csv_bytes' must map the run's CSV files"),
+    ("settings", lambda v: {}, "'settings' must record the config keys"),
+    ("tables", lambda v: {"w.csv": "not a digest"}, "'tables' must map weights files"),
+], ids=["population 1e308", "population NaN", "hall of fame inf", "champions 2x3", "fitness NaN", "games 2**63",
+        "elapsed 1e300", "fitness 1e308", "hall of fame fitness -65", "born later", "11 champions",
+        "generation 1e16", "csv 1 TiB", "no settings", "tables not digests"])
 def test_a_checkpoint_with_a_valid_checksum_and_bad_values_is_named(
     finished_run: Path, tmp_path: Path, field: str, change: Callable[[Any], Any], fragment: str
 ) -> None:
@@ -727,8 +740,8 @@ def test_a_checkpoint_with_a_valid_checksum_and_bad_values_is_named(
 
     data = json.loads((finished_run / "checkpoint.json").read_text())
     data.pop("sha256")
-    data[field] = _encode_array(change(_decode_array(data[field]))) if isinstance(data[field], dict) \
-        else change(data[field])
+    data[field] = _encode_array(change(_decode_array(data[field]))) if field in ("population", "hall_of_fame",
+                                                                                 "champions") else change(data[field])
     data["sha256"] = _checksum(data)
     run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", json.dumps(data, separators=(",", ":")).encode())
     before = snapshot(run_dir)
@@ -1330,3 +1343,47 @@ def test_rows_out_of_generation_order_are_named(finished_run: Path, refined_run:
     run_dir = damaged_copy(source, tmp_path, name, with_generation((source / name).read_text(), line,
                                                                    generation).encode())
     assert_each_command_names(run_dir, commands, fragment, name)
+
+
+def test_a_checkpoint_made_to_look_older_is_refused(finished_run: Path, tmp_path: Path) -> None:
+    # Format 1 (of earlier versions) had no checksum and no settings: one that says so skipped both checks, and
+    # an edited config.toml resumed with mixed settings. A run that wrote format 2 records it in its manifest.
+    tried("run-dir faults")
+    data = json.loads((finished_run / "checkpoint.json").read_text())
+    for field in ("sha256", "settings", "tables"):
+        data.pop(field)
+    data["format"] = 1
+    run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", json.dumps(data).encode())
+    config = run_dir / "config.toml"
+    config.write_text(config.read_text().replace("sigma = 0.1", "sigma = 0.3"))
+    before = snapshot(run_dir)
+    assert_bad_input(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"],
+                     "is in the format of earlier versions (1", "but this run writes format 2")
+    assert snapshot(run_dir) == before
+
+
+@pytest.mark.parametrize("table_of", ["fitness", "refine"])
+def test_resume_refuses_a_weights_file_that_changed_since_the_run_played_it(tmp_path: Path, table_of: str) -> None:
+    # An opponent's (or the refinement panel's) table replaced between the stop and the resume: the resumed run
+    # would differ from an uninterrupted one from its next generation on.
+    from engine import TABLES
+
+    tried("run-dir faults")
+    table = tmp_path / "opp.csv"
+    table.write_text(format_weights(TABLES["classic"], "csv"))
+    text = cases.REFINED_TOML if table_of == "refine" else cases.TINY_TOML
+    if table_of == "refine":
+        text = text.replace("weight_opponents = 0.0", 'opponents = ["wpc:1@opp.csv"]')
+    else:
+        text = text.replace('opponents = ["random"]', 'opponents = ["random", "wpc:1@opp.csv"]')
+    config = tmp_path / "exp.toml"
+    config.write_text(text)
+    run_dir = tmp_path / "run"
+    assert run_cli(["evolve", str(config), "--out", str(run_dir), "--quiet", "--no-plots"])[0] == 0
+    table.write_text(format_weights(TABLES["lr06"], "csv"))
+    before = snapshot(tmp_path)
+    assert_bad_input(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"],
+                     f"weights file '{table}' has changed since the run played it")
+    assert snapshot(tmp_path) == before
+    table.write_text(format_weights(TABLES["classic"], "csv"))  # the same table again: the run goes on
+    assert run_cli(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"])[0] == 0

@@ -15,13 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ga.config import Config, ConfigError, RefineConfig, load_config, replace, settings_difference, with_overrides
+from ga.config import (
+    Config, ConfigError, RefineConfig, load_config, replace, settings_difference, table_digests, with_overrides,
+)
 from ga.evolution import fitness, refine
 from ga.evolution.genome import genome_length, table_length
 from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
 from ga.files import size_text
 from ga.games import executor
-from ga.rundir.checkpoint import Checkpoint, read_checkpoint
+from ga.rundir.checkpoint import CHECKPOINT_FORMAT, Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
 from ga.rundir.layout import (
     BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RESTARTS, RunDirError, check_no_links, check_run_dir, generation_columns,
@@ -74,6 +76,7 @@ def run(
             records = read_records(run_dir, GENERATIONS, checkpoint.csv_bytes.get(GENERATIONS))
             manifest = read_manifest(run_dir)
             manifest.pop("error", None)  # of an earlier failure, which this resume continues past
+            manifest["checkpoint_format"] = CHECKPOINT_FORMAT  # what it writes from now on
         else:
             manifest = new_manifest(config.experiment.name, config.experiment.seed, config.experiment.generations)
         manifest["generations_planned"] = config.experiment.generations
@@ -289,12 +292,24 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
             f"'{run_dir / CHECKPOINT}': 'champions' holds tables of {checkpoint.champions.shape[1]} weights but "
             f"this run's tables have {width}; the run directory is damaged"
         )
+    kept = config.fitness.hall_of_fame_size
+    for name, count in (("champions", checkpoint.champions.shape[0]), ("hall_of_fame", checkpoint.hall_of_fame.shape[0])):
+        if count > kept:
+            raise RunDirError(f"'{run_dir / CHECKPOINT}': '{name}' holds {count:,} tables, but this run keeps "
+                              f"{kept} (fitness.hall_of_fame_size); the run directory is damaged")
     difference = settings_difference(checkpoint.settings, config) if checkpoint.settings else None
     if difference is not None:
         raise RunDirError(
             f"'{run_dir / CHECKPOINT}' was written by another run than config.toml describes ({difference}); "
             "restore the run's config.toml, or start a new run"
         )
+    digests = table_digests(config)
+    for path, digest in checkpoint.tables.items():
+        if digests.get(path, digest) != digest:
+            raise RunDirError(
+                f"weights file '{path}' has changed since the run played it (its SHA-256 is not the one "
+                f"'{run_dir / CHECKPOINT}' records); restore the table the run started with, or start a new run"
+            )
 
 
 def _check_refinement_files(config: Config, run_dir: Path) -> None:

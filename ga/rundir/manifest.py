@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ga.files import atomic_write
+from ga.rundir.checkpoint import CHECKPOINT_FORMAT
 from ga.rundir.layout import COUNT, MANIFEST, SECONDS, RunDirError, read_run_file
 
 __all__ = ["FIELDS", "STATUSES", "command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
@@ -70,6 +71,7 @@ def new_manifest(experiment: str, seed: int, generations: int) -> dict[str, Any]
         "status": "running",
         "command": command_line(),
         "versions": versions(),
+        "checkpoint_format": CHECKPOINT_FORMAT,  # a checkpoint of an earlier format is then never accepted
     }
 
 
@@ -113,7 +115,7 @@ FIELDS: dict[str, tuple[Any, ...]] = {
     "final_games": ("int", *COUNT), "refine_generations": ("int", *COUNT), "refine_games": ("int", *COUNT),
     "started": ("time",), "finished": ("time",), "status": ("status",), "error": ("text",),
     "wall_s": ("number", *SECONDS), "final_s": ("number", *SECONDS), "restarts_s": ("number", *SECONDS),
-    "refine_s": ("number", *SECONDS),
+    "refine_s": ("number", *SECONDS), "checkpoint_format": ("int", 1, CHECKPOINT_FORMAT),
 }
 
 
