@@ -460,10 +460,18 @@ def _scaled(
     if scale is not None:
         if not (math.isfinite(scale) and scale > 0):
             raise ValueError(f"scale must be a positive finite number, got {scale}")
+        if scale > WEIGHT_LIMIT:  # the table written would be refused by every command that plays it
+            raise ValueError(f"scale {scale:g} is beyond {WEIGHT_LIMIT:g}, the largest weight a table can be played "
+                             f"with; pass a scale of at most {WEIGHT_LIMIT:g}")
         largest = np.abs(weights).max()
         if largest > 0:
             # Divide first: scale / largest overflows when largest is subnormal.
-            weights = weights / largest * scale
+            scaled = weights / largest * scale
+            lost = np.flatnonzero((weights != 0) & (np.abs(scaled) < np.finfo(np.float64).tiny))
+            if lost.size:  # below the normal doubles, a weight loses its digits: not the same table scaled
+                raise ValueError(f"scale {scale:g} makes weight {weights[lost[0]]:g} underflow (below "
+                                 f"{np.finfo(np.float64).tiny:.3g}); pass a larger scale")
+            weights = scaled
     if round_:
         rounded = np.rint(weights) + 0.0  # + 0.0 turns -0.0 into 0.0
         merged = _merged_pair(weights, rounded)

@@ -232,7 +232,9 @@ BAD_EXPORT_OPTIONS: tuple[tuple[list[str], str], ...] = (
     (["--format", "csv", "--scale", "inf"], "scale"),
     (["--format", "csv", "--scale", "-1"], "scale"),
     (["--format", "csv", "--scale", "0"], "scale"),
-    (["--format", "c", "--scale", "1e300", "--round"], "overflow"),
+    (["--format", "c", "--scale", "1e300", "--round"], "scale 1e+300 is beyond 10000"),
+    (["--format", "csv", "--scale", "1e5"], "scale 100000 is beyond 10000, the largest weight a table can be played"),
+    (["--format", "csv", "--scale", "1e-310"], "underflow"),
     (["--format", "npy"], "npy is binary"),
     (["--format", "csv", "--which", "median"], "--which"),
 )

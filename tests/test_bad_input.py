@@ -1387,3 +1387,15 @@ def test_resume_refuses_a_weights_file_that_changed_since_the_run_played_it(tmp_
     assert snapshot(tmp_path) == before
     table.write_text(format_weights(TABLES["classic"], "csv"))  # the same table again: the run goes on
     assert run_cli(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"])[0] == 0
+
+
+@pytest.mark.parametrize("scale", ["1e-10", "10000"])
+def test_an_exported_table_at_any_scale_evaluates_as_the_table(tmp_path: Path, scale: str) -> None:
+    # export lr06 --scale 1e-10 then evaluate scored 0.501 against the random mover (lr06: 0.897).
+    tried("cli")
+    table = tmp_path / "small.csv"
+    assert run_cli(["export", "lr06", "--format", "csv", "--scale", scale, "-o", str(table)])[0] == 0
+    outcomes = [run_cli(["evaluate", source, "--vs", "random", "--games", "300"])
+                for source in (str(table), "lr06")]
+    assert [code for code, _, _ in outcomes] == [0, 0]
+    assert outcomes[0][1].splitlines()[-1] == outcomes[1][1].splitlines()[-1]  # the same games, won the same
