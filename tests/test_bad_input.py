@@ -1399,3 +1399,76 @@ def test_an_exported_table_at_any_scale_evaluates_as_the_table(tmp_path: Path, s
                 for source in (str(table), "lr06")]
     assert [code for code, _, _ in outcomes] == [0, 0]
     assert outcomes[0][1].splitlines()[-1] == outcomes[1][1].splitlines()[-1]  # the same games, won the same
+
+
+# ---------------------------------------------------------------- what show says
+
+
+ESCAPES = "\u001b]0;PWNED\u0007\u001b[2J"
+
+
+def test_show_prints_what_a_run_holds_with_its_control_characters_escaped(finished_run: Path, tmp_path: Path) -> None:
+    # A run directory is untrusted: a name, a description or a command holding escape sequences retitled and
+    # cleared the terminal that showed it.
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    config = run_dir / "config.toml"
+    config.write_text(config.read_text().replace('name = "tiny"', f"name = {json.dumps('tiny' + ESCAPES)}")
+                      .replace('description = ""', f"description = {json.dumps(ESCAPES)}"))  # TOML's escapes
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest.update(command=f"othello-ga evolve {ESCAPES}\nsecond line", experiment=f"tiny{ESCAPES}",
+                    status="failed", error=f"boom{ESCAPES}")
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    code, out, lines = run_cli(["show", str(run_dir)])
+    assert code == 0, lines
+    assert not [char for char in out if not char.isprintable() and char not in " \n"], out
+    assert out.count("\\x1b]0;PWNED\\x07\\x1b[2J") == 4  # name, description, command, error
+    assert "\\nsecond line" in out
+
+
+def test_an_error_line_escapes_what_it_quotes(finished_run: Path, tmp_path: Path) -> None:
+    tried("run-dir faults")
+    run_dir = damaged_copy(finished_run, tmp_path, "manifest.json", json.dumps({"status": f"x{ESCAPES}"}).encode())
+    line = assert_bad_input(["show", str(run_dir)], "field 'status'")
+    assert "\x1b" not in line and "\x07" not in line
+
+
+def show_rows(run_dir: Path) -> dict[str, str]:
+    code, out, lines = run_cli(["show", str(run_dir)])
+    assert code == 0, lines
+    return {line.split()[0]: " ".join(line.split()[1:]) for line in out.splitlines()[1:]
+            if line.startswith("  ") and len(line.split()) > 1}
+
+
+def test_show_reports_the_progress_the_csv_records_when_the_manifest_lags(finished_run: Path, tmp_path: Path) -> None:
+    # A live run, one killed with kill -9 or stopped by a full disk has the manifest its start wrote: show said
+    # "generations 0 of N, games played 0, wall time 0.0 s" beside a win-rate line naming a later generation.
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest.update(generations_done=0, games_played=0, wall_s=0.0, status="running", finished=None)
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    import pandas as pd
+
+    rows = pd.read_csv(run_dir / "generations.csv")
+    shown = show_rows(run_dir)
+    assert shown["generations"] == f"{len(rows)} of 2"
+    assert shown["games"] == f"played {int(rows['games'].sum()):,}"
+    assert shown["wall"] == f"time {rows['generation_s'].sum():.1f} s"
+
+
+def test_a_resumed_runs_wall_time_leaves_out_the_time_it_stood_still(tmp_path: Path) -> None:
+    tried("run-dir faults")
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    run_dir = tmp_path / "run"
+    assert run_cli(["evolve", str(config), "--out", str(run_dir), "--quiet", "--no-plots"])[0] == 0
+    assert run_cli(["resume", str(run_dir), "--generations", "4", "--quiet", "--no-plots"])[0] == 0
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["resumes"] == 1
+    manifest["started"] = "2020-01-01T00:00:00Z"  # as if it had stood still for years before its resume
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    wall = show_rows(run_dir)["wall"]  # the stages' seconds, not the years since its start
+    assert "the rest" not in wall and wall.endswith(" s") and float(wall.split()[1]) < 60, wall

@@ -22,6 +22,7 @@ from ga.games.cluster import ClusterUnavailable
 from ga.games.executor import WorkersLost
 from ga.launch import memory_problem
 from ga.rundir.layout import RunDirError
+from ga.rundir.reader import printable
 from ga.weights import WeightsError
 
 __all__ = [
@@ -53,7 +54,7 @@ def one_line(error: BaseException | str) -> str:
     if isinstance(error, OSError) and error.strerror and error.filename is not None:
         return f"cannot write or read '{error.filename}': {error.strerror}"
     text = str(error) or type(error).__name__
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))  # what a message quotes from a file or a path is shown, not obeyed
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:

@@ -77,6 +77,8 @@ def run(
             manifest = read_manifest(run_dir)
             manifest.pop("error", None)  # of an earlier failure, which this resume continues past
             manifest["checkpoint_format"] = CHECKPOINT_FORMAT  # what it writes from now on
+            # Counted, so that its wall time is the stages' (its clock holds the idle time before this resume).
+            manifest["resumes"] = manifest.get("resumes", 0) + 1
         else:
             manifest = new_manifest(config.experiment.name, config.experiment.seed, config.experiment.generations)
         manifest["generations_planned"] = config.experiment.generations

@@ -115,7 +115,7 @@ FIELDS: dict[str, tuple[Any, ...]] = {
     "final_games": ("int", *COUNT), "refine_generations": ("int", *COUNT), "refine_games": ("int", *COUNT),
     "started": ("time",), "finished": ("time",), "status": ("status",), "error": ("text",),
     "wall_s": ("number", *SECONDS), "final_s": ("number", *SECONDS), "restarts_s": ("number", *SECONDS),
-    "refine_s": ("number", *SECONDS), "checkpoint_format": ("int", 1, CHECKPOINT_FORMAT),
+    "refine_s": ("number", *SECONDS), "checkpoint_format": ("int", 1, CHECKPOINT_FORMAT), "resumes": ("int", *COUNT),
 }
 
 

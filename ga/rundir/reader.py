@@ -20,7 +20,21 @@ from ga.rundir.layout import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMNS", "REQUIRED", "experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings", "writes_games"]
+__all__ = ["COLUMNS", "REQUIRED", "printable", "experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings", "writes_games"]
+
+
+def printable(text: str) -> str:
+    """Returns text read from a run directory as it may be printed: control characters escaped.
+
+    A run directory is untrusted: an experiment name, a description or a
+    recorded command holding terminal escape sequences would otherwise retitle
+    or clear the terminal that shows it.
+
+    >>> printable("a\x1b]0;x\x07b\u202e")
+    'a\\x1b]0;x\\x07b\\u202e'
+    """
+    return "".join(char if char.isprintable() or char == " " else char.encode("unicode_escape").decode("ascii")
+                   for char in text)
 
 
 def read_config(run_dir: Path) -> Config:
