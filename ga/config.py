@@ -30,7 +30,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from cattrs.gen import make_dict_structure_fn
 
 from engine.kinds import KINDS, TABLE_KINDS
-from engine.players import is_path, parse_spec
+from engine.players import is_path, parse_spec, split_table
 from engine.tables import TABLES
 from ga.files import FileRefused, read_regular
 from ga.weights import MAX_FILE_BYTES, WEIGHT_LIMIT, WeightsError, load_weights, same_table
@@ -625,10 +625,10 @@ def _resolve_table(spec: str, base_dir: Path | None) -> str:
     if base_dir is None or "@" not in spec:
         return spec
     head, _, rest = spec.partition("@")
-    table, comma, options = rest.partition(",")
+    table, options = split_table(rest)
     if not is_path(table.strip()) or Path(table.strip()).is_absolute():
         return spec
-    return f"{head}@{os.path.normpath(base_dir / table.strip())}{comma}{options}"
+    return f"{head}@{os.path.normpath(base_dir / table.strip())}{options}"
 
 
 def _parsed(key: str, spec: str) -> Any:

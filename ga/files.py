@@ -109,16 +109,17 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, overwrite: 
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    tmp: Path | None = None
     try:
-        # Named by process, not by mkstemp: it runs every generation, and
-        # random names cost more than the write of a small checkpoint.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except FileExistsError:  # left by a process that died with this number
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.chmod(name, 0o666 & ~_umask())
-        tmp = Path(name)
-    try:
+        tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+        try:
+            # Named by process, not by mkstemp: it runs every generation, and
+            # random names cost more than the write of a small checkpoint.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:  # left by a process that died with this number
+            fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            os.chmod(name, 0o666 & ~_umask())
+            tmp = Path(name)
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             if fsync:
@@ -128,13 +129,19 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, overwrite: 
             os.replace(tmp, path)
         else:
             _link_new(tmp, path)
+    except FileExistsError as error:
+        if error.errno:  # the temporary's name, taken twice: the write's own failure
+            raise OSError(error.errno, error.strerror, os.fspath(path)) from None
+        raise
     except OSError as error:
-        if error.filename is not None or not error.errno:
+        if not error.errno:
             raise
-        # A write's error (a full disk, a file size limit) names no file: name the one being written.
+        # Named by the file being written, never by the temporary (a full disk, a file size limit, a directory
+        # that cannot be written): the user knows only the one.
         raise OSError(error.errno, error.strerror, os.fspath(path)) from None
     finally:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
 
 
 def _link_new(tmp: Path, path: Path) -> None:

@@ -1472,3 +1472,90 @@ def test_a_resumed_runs_wall_time_leaves_out_the_time_it_stood_still(tmp_path: P
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
     wall = show_rows(run_dir)["wall"]  # the stages' seconds, not the years since its start
     assert "the rest" not in wall and wall.endswith(" s") and float(wall.split()[1]) < 60, wall
+
+
+# ---------------------------------------------------------------- messages a user can act on
+
+
+def test_a_full_disk_during_a_run_names_the_file_and_how_to_continue(tmp_path: Path) -> None:
+    # ulimit -f stands for a full disk: games.csv outgrows it in generation 2. The line said "[Errno 27] File too
+    # large", naming no file and no way on.
+    tried("cli")
+    config = tmp_path / "fill.toml"
+    config.write_text(cases.TINY_TOML.replace("generations = 2", "generations = 8")
+                      .replace('opponents = ["random"]', 'opponents = ["random"]\ngames_per_opponent = 100'))
+    run_dir = tmp_path / "run"
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(["bash", "-c", f'ulimit -f 64; exec "{sys.executable}" -m ga.cli evolve "{config}" '
+                                              f'--out "{run_dir}" --quiet --no-plots'],
+                               cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, completed.stderr
+    assert f"'{run_dir / 'games.csv'}': File too large" in lines[0]
+    assert f"the last checkpoint is intact; make room (or raise the file size limit), then continue with: " \
+           f"othello-ga resume {run_dir}" in lines[0]
+    assert run_cli(["resume", str(run_dir), "--quiet", "--no-plots"])[0] == 0  # as the line says
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_table_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path: Path, kind: str) -> None:
+    # wpc:1@/dev/null or a FIFO as a table said "does not exist".
+    table = tmp_path / "table.csv"
+    if kind == "fifo":
+        os.mkfifo(table)
+        what = "is not a regular file (a FIFO)"
+    else:
+        try:
+            os.mknod(table, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
+        except PermissionError:
+            pytest.skip("making a device node needs privileges")
+        what = "is not a regular file (a character device)"
+    config = tmp_path / "exp.toml"
+    config.write_text(cases.TINY_TOML.replace('opponents = ["random"]', f'opponents = ["wpc:1@{table}"]'))
+    out = tmp_path / "run"
+    assert_bad_input(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"], what, unwritten=(out,))
+    assert_bad_input(["evaluate", f"wpc:1@{table}", "--vs", "random", "--games", "2"], what)
+    assert_bad_input(["evaluate", str(table), "--vs", "random", "--games", "2"], what)
+    assert_bad_input(["export", str(table), "--format", "csv"], what)
+
+
+def test_a_run_directory_with_a_comma_in_its_path_is_played_as_itself(finished_run: Path, tmp_path: Path) -> None:
+    # evaluate and play used to read the rest of the path after the comma as a spec's option.
+    tried("cli")
+    run_dir = tmp_path / "a,b" / "run"
+    shutil.copytree(finished_run, run_dir)
+    code, out, lines = run_cli(["evaluate", str(run_dir), "--vs", "random", "--games", "20"])
+    assert code == 0 and f"@{run_dir / 'best_weights.csv'}" in out, lines
+    code, out, lines = run_cli(["play", str(run_dir), "--seed", "1"])
+    assert code == 0 and f"@{run_dir / 'best_weights.csv'}" in out, lines
+    # A config beside its table in such a directory names it relative to itself.
+    config = tmp_path / "a,b" / "exp.toml"
+    shutil.copy(finished_run / "best_weights.csv", tmp_path / "a,b" / "opp.csv")
+    config.write_text(cases.TINY_TOML.replace('opponents = ["random"]', 'opponents = ["wpc:1@opp.csv,eps=0.1"]'))
+    code, _, lines = run_cli(["evolve", str(config), "--out", str(tmp_path / "new"), "--quiet", "--no-plots"])
+    assert code == 0, lines
+
+
+def test_play_takes_a_weights_file_as_evaluate_does(finished_run: Path) -> None:
+    # play FILE.csv said "malformed player spec".
+    tried("cli")
+    code, out, lines = run_cli(["play", str(finished_run / "best_weights.csv"), "--seed", "1"])
+    assert code == 0, lines
+    assert f"against wpc:1 with {finished_run / 'best_weights.csv'}" in out
+
+
+def test_a_failed_write_names_the_file_not_its_temporary(finished_run: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # plot said it could not write '.win_rate.png.31227.tmp', a name the user never gave nor sees.
+    import errno
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+
+    def refused(source: Any, target: Any) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", os.fspath(source), os.fspath(target))
+
+    monkeypatch.setattr(os, "replace", refused)
+    line = assert_bad_input(["plot", str(run_dir)], f"'{run_dir / 'plots' / 'win_rate.png'}': Read-only file system")
+    assert ".tmp" not in line

@@ -151,11 +151,14 @@ class RunWriter:
             self._append(GAMES, games.csv_text())
 
     def _append(self, name: str, text: str) -> None:
-        handle = self._appending.get(name)
-        if handle is None:
-            handle = self._appending[name] = open(self.run_dir / name, "ab")
-        handle.write(text.encode("utf-8"))
-        handle.flush()  # the rows are in the file before the checkpoint that counts them
+        try:
+            handle = self._appending.get(name)
+            if handle is None:
+                handle = self._appending[name] = open(self.run_dir / name, "ab")
+            handle.write(text.encode("utf-8"))
+            handle.flush()  # the rows are in the file before the checkpoint that counts them
+        except OSError as error:  # a full disk, a file size limit: a write's error names no file
+            raise OSError(error.errno, error.strerror, str(self.run_dir / name)) from None
 
     def close(self) -> None:
         """Closes the CSV files kept open for appending."""
