@@ -1559,3 +1559,16 @@ def test_a_failed_write_names_the_file_not_its_temporary(finished_run: Path, tmp
     monkeypatch.setattr(os, "replace", refused)
     line = assert_bad_input(["plot", str(run_dir)], f"'{run_dir / 'plots' / 'win_rate.png'}': Read-only file system")
     assert ".tmp" not in line
+
+
+def test_evolve_into_a_file_and_resume_without_a_checkpoint_say_what_to_do(finished_run: Path, tmp_path: Path) -> None:
+    # --out at a regular file said "not empty"; a run without a checkpoint said "start it again", which evolve
+    # then refused (the directory is not empty).
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    (tmp_path / "file").write_text("mine")
+    assert_bad_input(["evolve", str(config), "--out", str(tmp_path / "file"), "--quiet", "--no-plots"],
+                     "already exists and is not a directory (a regular file)")
+    run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", None)
+    assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots"],
+                     f"nothing to resume; remove '{run_dir}' and run evolve again")
