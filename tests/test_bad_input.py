@@ -839,10 +839,10 @@ RUN_FILES = ("config.toml", "manifest.json", "checkpoint.json", "generations.csv
 
 @st.composite
 def damage(draw: st.DrawFn, original: bytes) -> bytes | str:
-    """Random damage to a file's bytes, or "link" for a symlink in its place."""
-    kind = draw(st.sampled_from(["link", "truncated", "flipped", "replaced", "spliced"]))
-    if kind == "link":
-        return "link"
+    """Random damage to a file's bytes, or "link", "hard link" or "fifo" for such a file in its place."""
+    kind = draw(st.sampled_from(["link", "hard link", "fifo", "truncated", "flipped", "replaced", "spliced"]))
+    if kind in ("link", "hard link", "fifo"):
+        return kind
     if kind == "truncated":
         return original[: draw(st.integers(0, max(0, len(original) - 1)))]
     if kind == "flipped" and original:
@@ -854,6 +854,7 @@ def damage(draw: st.DrawFn, original: bytes) -> bytes | str:
     return draw(st.binary(max_size=64))
 
 
+@pytest.mark.timeout(300)
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), name=st.sampled_from(RUN_FILES), command=st.sampled_from(["show", "plot", "resume"]))
 def test_any_damage_to_one_run_file_gives_a_result_or_one_line_and_nothing_written_outside(
@@ -870,6 +871,10 @@ def test_any_damage_to_one_run_file_gives_a_result_or_one_line_and_nothing_writt
     (run_dir / name).unlink()
     if change == "link":
         (run_dir / name).symlink_to(outside)
+    elif change == "hard link":
+        os.link(outside, run_dir / name)
+    elif change == "fifo":
+        os.mkfifo(run_dir / name)  # no writer ever comes: a reader that opened it would wait for ever
     else:
         (run_dir / name).write_bytes(change)
     extra = ["--generations", "3", "--quiet", "--no-plots"] if command == "resume" else []
@@ -878,7 +883,7 @@ def test_any_damage_to_one_run_file_gives_a_result_or_one_line_and_nothing_writt
     assert code == 0 or (len(lines) == 1 and ERROR_LINE.fullmatch(lines[0])), lines
     assert outside.read_bytes() == b"a file outside the run\n" and not outside.is_symlink()
     assert sorted(path.name for path in root.iterdir()) == ["outside", "run"]
-    if change == "link" and command == "resume":
+    if change in ("link", "hard link", "fifo") and command == "resume":
         assert code == EXIT_BAD_INPUT and name in lines[0], lines  # never writes where a link is
 
 
