@@ -467,10 +467,11 @@ def _scaled(
         if largest > 0:
             # Divide first: scale / largest overflows when largest is subnormal.
             scaled = weights / largest * scale
-            lost = np.flatnonzero((weights != 0) & (np.abs(scaled) < np.finfo(np.float64).tiny))
-            if lost.size:  # below the normal doubles, a weight loses its digits: not the same table scaled
+            tiny = np.finfo(np.float64).tiny
+            lost = np.flatnonzero((np.abs(weights) >= tiny) & (np.abs(scaled) < tiny))
+            if lost.size and not round_:  # below the normal doubles a weight loses digits: not the table scaled
                 raise ValueError(f"scale {scale:g} makes weight {weights[lost[0]]:g} underflow (below "
-                                 f"{np.finfo(np.float64).tiny:.3g}); pass a larger scale")
+                                 f"{tiny:.3g}); pass a larger scale")
             weights = scaled
     if round_:
         rounded = np.rint(weights) + 0.0  # + 0.0 turns -0.0 into 0.0

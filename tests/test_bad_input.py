@@ -946,24 +946,6 @@ def test_a_config_that_is_a_fifo_is_named_as_not_a_regular_file(tmp_path: Path, 
     assert not (tmp_path / "run").exists()
 
 
-def test_the_documented_counts_are_this_suites() -> None:
-    # Runs last in this module: when the whole module ran, docs/runs.md must state the counts it printed
-    # (within 2%: which other test modules were imported beforehand shifts a few generated examples).
-    counts = {category: cases.TRIED[category] for category in cases.CATEGORIES}
-    if not all(counts.values()):
-        pytest.skip("only part of the bad-input suite ran")
-    docs = " ".join((ROOT / "docs" / "runs.md").read_text(encoding="utf-8").split())
-    found = re.search(r"([\d,]+) cases per run \(([^)]*)\)", docs)
-    assert found, "docs/runs.md must state the bad-input counts"
-    stated = {name: int(number.replace(",", "")) for name, number in
-              (part.rsplit(" ", 1) for part in found.group(2).split(", "))}
-    actual = f"{sum(counts.values()):,} cases per run (" + ", ".join(f"{c} {n:,}" for c, n in counts.items()) + ")"
-    assert set(stated) == set(counts), f"update docs/runs.md: '{actual}'"
-    for category, count in counts.items():
-        assert abs(stated[category] - count) <= max(2, count // 50), f"update docs/runs.md: '{actual}'"
-    assert abs(int(found.group(1).replace(",", "")) - sum(counts.values())) <= sum(counts.values()) // 50
-
-
 @pytest.mark.parametrize(("redirect", "fragment"), [
     ("<&-", "standard input is closed"),
     (">&-", "standard output is closed"),
@@ -1235,6 +1217,18 @@ def test_compare_writes_into_a_fifo_not_beside_it(finished_run: Path, tmp_path: 
         os.close(reader)
     assert code == 0, lines
     assert bytes(received).startswith(b"\x89PNG") and fifo.is_fifo()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["node"]  # no node.png
+
+
+def test_compare_writes_into_a_device_not_beside_it(finished_run: Path, tmp_path: Path) -> None:
+    tried("cli")
+    node = tmp_path / "node"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
+    except PermissionError:
+        pytest.skip("making a device node needs privileges")
+    code, out, lines = run_cli(["compare", str(finished_run), "-o", str(node)])
+    assert code == 0 and out.strip() == str(node), lines
     assert sorted(path.name for path in tmp_path.iterdir()) == ["node"]  # no node.png
 
 
@@ -1577,3 +1571,21 @@ def test_evolve_into_a_file_and_resume_without_a_checkpoint_say_what_to_do(finis
     run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", None)
     assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots"],
                      f"nothing to resume; remove '{run_dir}' and run evolve again")
+
+
+def test_the_documented_counts_are_this_suites() -> None:
+    # Runs last in this module: when the whole module ran, docs/runs.md must state the counts it printed
+    # (within 2%: which other test modules were imported beforehand shifts a few generated examples).
+    counts = {category: cases.TRIED[category] for category in cases.CATEGORIES}
+    if not all(counts.values()):
+        pytest.skip("only part of the bad-input suite ran")
+    docs = " ".join((ROOT / "docs" / "runs.md").read_text(encoding="utf-8").split())
+    found = re.search(r"([\d,]+) cases per run \(([^)]*)\)", docs)
+    assert found, "docs/runs.md must state the bad-input counts"
+    stated = {name: int(number.replace(",", "")) for name, number in
+              (part.rsplit(" ", 1) for part in found.group(2).split(", "))}
+    actual = f"{sum(counts.values()):,} cases per run (" + ", ".join(f"{c} {n:,}" for c, n in counts.items()) + ")"
+    assert set(stated) == set(counts), f"update docs/runs.md: '{actual}'"
+    for category, count in counts.items():
+        assert abs(stated[category] - count) <= max(2, count // 50), f"update docs/runs.md: '{actual}'"
+    assert abs(int(found.group(1).replace(",", "")) - sum(counts.values())) <= sum(counts.values()) // 50
