@@ -1426,10 +1426,14 @@ def test_show_prints_what_a_run_holds_with_its_control_characters_escaped(finish
     assert "\\nsecond line" in out
 
 
-def test_an_error_line_escapes_what_it_quotes(finished_run: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["a missing run", "a damaged run"])
+def test_an_error_line_escapes_what_it_quotes(finished_run: Path, tmp_path: Path, where: str) -> None:
     tried("run-dir faults")
-    run_dir = damaged_copy(finished_run, tmp_path, "manifest.json", json.dumps({"status": f"x{ESCAPES}"}).encode())
-    line = assert_bad_input(["show", str(run_dir)], "field 'status'")
+    run_dir = tmp_path / f"run{ESCAPES}"  # a path, as a shell lets anyone type or a download name it
+    if where == "a damaged run":
+        shutil.copytree(finished_run, run_dir)
+        (run_dir / "generations.csv").write_text("generation\nx\n")
+    line = assert_bad_input(["show", str(run_dir)], "\\x1b]0;PWNED\\x07\\x1b[2J")
     assert "\x1b" not in line and "\x07" not in line
 
 
