@@ -3,8 +3,9 @@
 Every regular file the tool writes (run files, exported tables, figures,
 CSVs) is written to a temporary file in the same directory, then renamed
 into place, so that a reader sees the old file or the new one, never half of
-one, and a crash leaves no torn file. :func:`write_output` adds the rules for
-paths a user names on the command line (``-``, devices, FIFOs, links).
+one, and a crash leaves no torn file. :class:`Output` adds the rules for
+paths a user names on the command line (``-``, devices, FIFOs, links), checked
+before a command does its work.
 
 Every file the tool reads (configs, weights files, the files of a run
 directory) is opened by :func:`open_regular`: it must be a regular file of a
