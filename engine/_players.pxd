@@ -23,6 +23,7 @@ cdef struct PlayerC:
     int end             # with this many empty squares or fewer, play a move of the best exact value (0: never)
     int n_tables        # 1, or 2 for phase-dependent weights
     bint unit_weights   # every weight is 1 (nhand): sums are disc counts, taken by popcount
+    double tie_scale    # the largest weight's magnitude (1 without a table): ties are relative to it
     double weights[2][64]      # per-square weights, index = square
     double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
     unsigned char order[2][64]   # the squares by weight in table t, highest first: the search's move order

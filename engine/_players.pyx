@@ -30,7 +30,8 @@ DEF MAX_MOVES = 40
 DEF MAX_DEPTH = 12
 # A finished game inside a look-ahead outweighs any table score.
 DEF WIN_SCALE = 1e6
-# Relative difference below which two move scores are a tie.
+# Relative difference below which two move scores are a tie: relative to the larger of the best score and the
+# table's scale (its largest weight), so that any positive scaling of a table ties, and plays, the same moves.
 DEF TIE_TOLERANCE = 1e-9
 # A player solving from more empty squares than this gets an endgame table of 2**ENDGAME_TABLE_BITS slots.
 DEF ENDGAME_TABLE_FROM = 7
@@ -524,7 +525,7 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
             choice = square
             ties = 1
             continue
-        tolerance = TIE_TOLERANCE * (fabs(best) + 1.0)
+        tolerance = TIE_TOLERANCE * (fabs(best) + s.pc.tie_scale)
         floor = best - tolerance
         if depth <= 1 or one_ply > best_one_ply or likely_above(s, tP, tO, floor):
             # Likely a new best, whose exact value is needed: searched for it at once. A move below the
@@ -606,7 +607,7 @@ cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, 
         score = move_score(pc, P, O, square, nodes)
         # Scores within rounding of each other are ties: decimal tables make
         # mathematically equal sums differ in the last bits.
-        tolerance = TIE_TOLERANCE * (fabs(best) + 1.0) if ties else 0.0
+        tolerance = TIE_TOLERANCE * (fabs(best) + pc.tie_scale) if ties else 0.0
         if score > best + tolerance:
             best = score
             choice = square
@@ -710,10 +711,12 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
     pc.end = end
     pc.n_tables = n_tables
     pc.unit_weights = True
+    pc.tie_scale = 0.0
     for t in range(n_tables):
         for square in range(64):
             pc.weights[t][square] = weights[64 * t + square]
             pc.unit_weights = pc.unit_weights and weights[64 * t + square] == 1.0
+            pc.tie_scale = max(pc.tie_scale, fabs(weights[64 * t + square]))
         for square in range(64):  # insertion sort, stable: equal weights keep square order
             j = square
             while j > 0 and pc.weights[t][pc.order[t][j - 1]] < pc.weights[t][square]:

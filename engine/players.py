@@ -9,6 +9,8 @@ Grammar: ``KIND[:DEPTH][@TABLE][,eps=E][,phase=N][,end=N]``, for example
 - TABLE: a built-in table name (heuristic, classic, disc, lr06, sjk11) or a
   weights file path; required by nhand_custom/wpc/alphabeta.
 - A bare built-in table name (``heuristic``, ``lr06,eps=0.1``) means its 1-ply player, ``wpc:1@NAME``.
+- A table that is a file path may hold commas (``wpc:1@runs/a,b/best_weights.csv,eps=0.1``): it ends
+  at the first comma that starts an option (``,NAME=``).
 - eps: probability of a uniformly random legal move before each move.
 - phase: the move number from which a 128-weight table uses its second half.
 - end: with this many empty squares or fewer, the player solves the game
@@ -29,6 +31,7 @@ from engine.kinds import KINDS, SPEC_KINDS, TABLE_KINDS, canonical
 from engine.tables import TABLES
 
 _SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?::(?P<depth>[^@,]*))?(?:@(?P<table>[^,]*))?(?P<options>(?:,[^,]*)*)$")
+_OPTION = re.compile(r"\s*[A-Za-z_]\w*\s*=")
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,14 @@ def _parse(text: str) -> PlayerSpec:
     name, comma, options = text.strip().partition(",")
     if name in TABLES:  # a bare built-in table is its 1-ply player, as everywhere a table is named
         text = f"wpc:1@{name}{comma}{options}"
-    match = _SPEC.match(text.strip())
+    head, at, rest = text.strip().partition("@")
+    table = None
+    if at and "," not in head:
+        # The table is matched apart: a path may hold commas, which the grammar's options would take.
+        table, options = split_table(rest)
+        match = _SPEC.match(f"{head}@{'T' if table else ''}{options}")
+    else:
+        match = _SPEC.match(text.strip())
     if match is None:
         raise ValueError(f"malformed player spec {text!r}; expected KIND[:DEPTH][@TABLE][,eps=E], e.g. wpc:1@heuristic,eps=0.1")
     raw_kind = match["kind"]
@@ -95,7 +105,8 @@ def _parse(text: str) -> PlayerSpec:
         depth = int(match["depth"])
         if not 1 <= depth <= KINDS[kind].max_depth:
             raise ValueError(f"depth {depth} in spec {text!r} must be in 1..{KINDS[kind].max_depth} for {kind}")
-    table = match["table"]
+    if table is None:
+        table = match["table"]
     if table is not None:
         table = table.strip()
         if kind not in TABLE_KINDS:
@@ -134,6 +145,22 @@ def _parse(text: str) -> PlayerSpec:
             if end and kind in ("random", "human"):
                 raise ValueError(f"player kind {kind!r} takes no end (spec {text!r}); it does not search")
     return PlayerSpec(kind, depth, table, eps, phase_move, end)
+
+
+def split_table(text: str) -> tuple[str, str]:
+    """Returns the table of a spec's text after ``@``, and the options after it (``,eps=0.1,phase=30``).
+
+    A table that is a file path may hold commas: it runs to the first comma that starts an option.
+
+    >>> split_table("runs/a,b/best.csv,eps=0.1")
+    ('runs/a,b/best.csv', ',eps=0.1')
+    >>> split_table("heuristic,eps=0.1")
+    ('heuristic', ',eps=0.1')
+    """
+    table, *segments = text.split(",")
+    while segments and is_path(table.strip()) and not _OPTION.match(segments[0]):
+        table += "," + segments.pop(0)
+    return table, "".join("," + segment for segment in segments)
 
 
 def _is_decimal(text: str) -> bool:

@@ -14,6 +14,7 @@ and, when a default is part of a conflict, says so.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import math
 import os
 import re
@@ -29,15 +30,17 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from cattrs.gen import make_dict_structure_fn
 
 from engine.kinds import KINDS, TABLE_KINDS
-from engine.players import is_path, parse_spec
+from engine.players import is_path, parse_spec, split_table
 from engine.tables import TABLES
-from ga.weights import WEIGHT_LIMIT, WeightsError, load_weights, same_table
+from ga.files import FileRefused, read_regular
+from ga.weights import MAX_FILE_BYTES, WEIGHT_LIMIT, WeightsError, load_weights, same_table
 
 __all__ = [
     "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
     "FinalConfig", "FitnessConfig", "MutationConfig", "OpponentConfig", "OutputConfig", "PopulationConfig",
     "RefineConfig", "SelectionConfig", "config_from_dict", "config_to_dict", "config_to_toml", "load_config",
-    "read_toml", "replace", "result_settings", "settings_difference", "spec_weights_path", "with_overrides",
+    "read_toml", "replace", "result_settings", "settings_difference", "spec_weights_path", "table_digests",
+    "with_overrides",
 ]
 
 Genome = Literal["full", "sym8", "sym4", "phase"]
@@ -601,15 +604,32 @@ def spec_weights_path(spec: str) -> Path | None:
     return Path(table) if table is not None and is_path(table) else None
 
 
+def table_digests(config: Config) -> dict[str, str]:
+    """Returns the SHA-256 of every weights file a run plays (its opponents', its refinement panel's), by path.
+
+    A run records them, so that a resume can tell that a file was replaced by another table since.
+
+    :raises ConfigError: if one cannot be read.
+    """
+    specs = [opponent.spec for opponent in config.fitness.opponents] + list(config.refine.opponents)
+    digests = {}
+    for path in filter(None, map(spec_weights_path, specs)):
+        try:
+            digests[str(path)] = hashlib.sha256(read_regular(path, MAX_FILE_BYTES)).hexdigest()
+        except OSError as error:
+            raise ConfigError(f"weights file '{path}' cannot be read: {error.strerror or error}") from None
+    return digests
+
+
 def _resolve_table(spec: str, base_dir: Path | None) -> str:
     """Returns ``spec`` with a relative weights-file path made relative to ``base_dir``."""
     if base_dir is None or "@" not in spec:
         return spec
     head, _, rest = spec.partition("@")
-    table, comma, options = rest.partition(",")
+    table, options = split_table(rest)
     if not is_path(table.strip()) or Path(table.strip()).is_absolute():
         return spec
-    return f"{head}@{os.path.normpath(base_dir / table.strip())}{comma}{options}"
+    return f"{head}@{os.path.normpath(base_dir / table.strip())}{options}"
 
 
 def _parsed(key: str, spec: str) -> Any:
@@ -747,6 +767,9 @@ def _check_refine(config: Config, base_dir: Path | None) -> RefineConfig:
 # --- I/O and conversions -----------------------------------------------------------
 
 
+#: The most bytes a config file may hold (an experiment is a few hundred).
+MAX_CONFIG_BYTES = 16 * 2**20
+
 #: Keys that runs of earlier versions wrote into their config.toml and that no longer exist (they did
 #: nothing); dropped when such a run's config.toml is read, refused in an experiment file.
 OBSOLETE_RUN_KEYS = (("compute", "batch"),)
@@ -758,17 +781,18 @@ def read_toml(path: str | os.PathLike[str], what: str = "config file", noun: str
     :raises ConfigError: one line naming the file: missing, not a regular file, not UTF-8, not TOML, unreadable.
     """
     config_path = Path(path)
-    if not _is_file(config_path):
-        if config_path.is_dir():
-            problem = "is a directory, not a TOML file"
-        elif _exists(config_path):
-            problem = "is not a regular file (a device, FIFO or socket); give the path of a TOML file"
-        else:
-            problem = "does not exist"
-        raise ConfigError(f"{what} '{path}' {problem}")
+    if "\0" in os.fspath(config_path):
+        raise ConfigError(f"{what} {os.fspath(path)!r} does not exist (its name holds a NUL character)")
+    if config_path.is_dir():
+        raise ConfigError(f"{what} '{path}' is a directory, not a TOML file")
     try:
-        text = config_path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # a byte-order mark from some editors
+        # Checked before it is opened: a FIFO or a device is named, never waited on or read without end.
+        text = read_regular(config_path, MAX_CONFIG_BYTES).decode("utf-8").removeprefix("\ufeff")  # a BOM from some editors
         data = tomllib.loads(text)
+    except FileRefused as error:
+        raise ConfigError(f"{what} '{path}' {error.problem}; give the path of a TOML file") from None
+    except FileNotFoundError:
+        raise ConfigError(f"{what} '{path}' does not exist") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{what} '{path}' is not valid TOML: not UTF-8 ({error.reason})") from error
     except tomllib.TOMLDecodeError as error:
@@ -780,7 +804,6 @@ def read_toml(path: str | os.PathLike[str], what: str = "config file", noun: str
     except ValueError as error:  # tomllib's integers of more than 4,300 digits
         raise ConfigError(f"{what} '{path}' is not valid TOML: it holds an integer of more than 4,300 digits "
                           f"({' '.join(str(error).split(':')[:1])}); {noun}'s numbers have a few") from None
-
     return data
 
 
@@ -811,7 +834,7 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
         if weights is None:
             continue
         key = f"fitness.opponents[{index}].spec"
-        if not _is_file(weights):
+        if not os.path.lexists(weights):
             raise ConfigError(
                 f"config key '{key}': weights file '{weights}' does not exist; "
                 f"fix the path (relative paths start at the config file's directory)"
@@ -822,20 +845,6 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
         except WeightsError as error:
             raise ConfigError(f"config key '{key}': {error}") from error
     return config
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.exists()
-    except (OSError, ValueError):
-        return False
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # ValueError: an embedded NUL byte
-        return False
 
 
 def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.tables import WEIGHT_LIMIT
-from ga.files import atomic_write
+from ga.files import FileRefused, atomic_write, read_regular
 
 __all__ = [
     "FILE_NAMES",
@@ -34,6 +34,7 @@ __all__ = [
     "FORMAT_BY_SUFFIX",
     "LAYOUT",
     "LAYOUT_PHASES",
+    "MAX_FILE_BYTES",
     "PHASE_NAMES",
     "WEIGHT_LIMIT",
     "range_problem",
@@ -66,6 +67,9 @@ FORMAT_BY_SUFFIX = {
     ".h": "c",
     ".py": "python",
 }
+
+#: The most bytes a weights file may hold: a table of 128 numbers in any format, with comments, is a few KiB.
+MAX_FILE_BYTES = 16 * 2**20
 
 # Largest magnitude a C ``int`` is guaranteed to hold on the platforms we build for.
 _C_INT_MAX = 2**31 - 1
@@ -456,10 +460,19 @@ def _scaled(
     if scale is not None:
         if not (math.isfinite(scale) and scale > 0):
             raise ValueError(f"scale must be a positive finite number, got {scale}")
+        if scale > WEIGHT_LIMIT:  # the table written would be refused by every command that plays it
+            raise ValueError(f"scale {scale:g} is beyond {WEIGHT_LIMIT:g}, the largest weight a table can be played "
+                             f"with; pass a scale of at most {WEIGHT_LIMIT:g}")
         largest = np.abs(weights).max()
         if largest > 0:
             # Divide first: scale / largest overflows when largest is subnormal.
-            weights = weights / largest * scale
+            scaled = weights / largest * scale
+            tiny = np.finfo(np.float64).tiny
+            lost = np.flatnonzero((np.abs(weights) >= tiny) & (np.abs(scaled) < tiny))
+            if lost.size and not round_:  # below the normal doubles a weight loses digits: not the table scaled
+                raise ValueError(f"scale {scale:g} makes weight {weights[lost[0]]:g} underflow (below "
+                                 f"{tiny:.3g}); pass a larger scale")
+            weights = scaled
     if round_:
         rounded = np.rint(weights) + 0.0  # + 0.0 turns -0.0 into 0.0
         merged = _merged_pair(weights, rounded)
@@ -563,16 +576,18 @@ def load_weights(path: str | os.PathLike[str], fmt: str | None = None) -> npt.ND
     """
     path = Path(path)
     source = str(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise WeightsError(source, "does not exist", "check the path")
     if path.is_dir():
         raise WeightsError(source, "is a directory", "name a weights file in it (e.g. best_weights.csv); where a "
                                                      "run is accepted (evaluate, export, play), give the run directory alone")
-    if not path.is_file():
-        raise WeightsError(source, "is not a regular file", "give the path of a weights file")
     fmt = fmt or _format_from_suffix(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)  # checked before it is opened: a FIFO is never waited on
+    except FileRefused as error:
+        raise WeightsError(source, error.problem, "give the path of a weights file") from None
+    except FileNotFoundError:
+        raise WeightsError(source, "does not exist", "check the path (a link that points nowhere?)") from None
     except OSError as error:
         raise WeightsError(source, f"cannot be read ({error.strerror})") from None
     return parse_weights(data, fmt, source)

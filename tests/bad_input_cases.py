@@ -232,7 +232,9 @@ BAD_EXPORT_OPTIONS: tuple[tuple[list[str], str], ...] = (
     (["--format", "csv", "--scale", "inf"], "scale"),
     (["--format", "csv", "--scale", "-1"], "scale"),
     (["--format", "csv", "--scale", "0"], "scale"),
-    (["--format", "c", "--scale", "1e300", "--round"], "overflow"),
+    (["--format", "c", "--scale", "1e300", "--round"], "scale 1e+300 is beyond 10000"),
+    (["--format", "csv", "--scale", "1e5"], "scale 100000 is beyond 10000, the largest weight a table can be played"),
+    (["--format", "csv", "--scale", "1e-310"], "underflow"),
     (["--format", "npy"], "npy is binary"),
     (["--format", "csv", "--which", "median"], "--which"),
 )
@@ -273,6 +275,10 @@ RUN_VALUE_FAULTS: tuple[tuple[str, str, Any, tuple[str, ...], str], ...] = (
     ("generations.csv", "win_rate", "5.0", ("show", "plot"), "column 'win_rate', line 2: 5.0 is not a number"),
     ("generations.csv", "win_rate", "abc", ("show", "plot"), "column 'win_rate', line 2: 'abc'"),
     ("generations.csv", "best_fitness", "-1e9", ("show", "plot"), "column 'best_fitness'"),
+    ("generations.csv", "win_rate", "nan", ("show", "plot"), "column 'win_rate', line 2: 'nan' is not a number"),
+    ("generations.csv", "win_rate", "", ("show", "plot"), "column 'win_rate', line 2: nothing is not a number"),
+    ("generations.csv", "win_rate_vs_random", "NaN", ("show", "plot"), "column 'win_rate_vs_random', line 2: 'NaN'"),
+    ("generations.csv", "fitness_mean", "-nan", ("show", "plot"), "column 'fitness_mean', line 2: '-nan'"),
     ("games.csv", "disc_diff", "zz", ("plot",), "column 'disc_diff', line 2: 'zz'"),
     ("games.csv", "disc_diff", "65", ("plot",), "column 'disc_diff', line 2: 65 is not an integer in [-64, 64]"),
     ("games.csv", "colour", "green", ("plot",), "column 'colour', line 2: 'green' is not black or white"),
@@ -363,4 +369,74 @@ END_TO_END: tuple[tuple[str, dict[str, bytes], list[str], str], ...] = (
      "'experiment.generations' = 100000000000000 plans 3.2e+15 games in all"),
     ("table whose weighted sums would overflow", {"huge.csv": (b"1e308," * 7 + b"1e308\n") * 8},
      ["evaluate", "{tmp}/huge.csv", "--vs", "random", "--games", "10"], "beyond +-10000"),
+)
+
+
+# ---------------------------------------------------------------- what a run directory holds instead of its files
+
+#: The commands that read a run directory back, as argv ({run}: the run directory, {tmp}: a scratch directory).
+READERS: dict[str, list[str]] = {
+    "show": ["show", "{run}"],
+    "plot": ["plot", "{run}"],
+    "compare": ["compare", "{run}", "-o", "{tmp}/compare.png"],
+    "resume": ["resume", "{run}", "--generations", "3", "--quiet", "--no-plots"],
+    "evaluate": ["evaluate", "{run}", "--vs", "random", "--games", "2"],
+    "export": ["export", "{run}", "--format", "csv", "-o", "{tmp}/table.csv"],
+    "play": ["play", "{run}", "--seed", "1"],
+}
+
+#: Every file a command reads back from a finished run, with the commands that read it.
+READ_BACK: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("generations.csv", ("show", "plot", "compare", "resume")),
+    ("config.toml", ("show", "plot", "compare", "resume", "evaluate", "export", "play")),
+    ("manifest.json", ("show", "resume")),
+    ("checkpoint.json", ("resume",)),
+    ("games.csv", ("plot", "resume")),
+    ("best_weights.csv", ("plot", "evaluate", "export", "play")),
+    ("mean_weights.csv", ("plot",)),
+)
+
+#: The same for what only a refined run holds (its restarts are run directories of their own).
+REFINED_READ_BACK: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("restarts/1/manifest.json", ("resume",)),
+    ("restarts/1/checkpoint.json", ("resume",)),
+    ("restarts/1/config.toml", ("resume",)),
+    ("refine_state.json", ("resume",)),
+    ("refine.csv", ("plot",)),
+    ("ga_best_weights.csv", ("plot",)),
+)
+
+#: A tiny refined experiment: two generations, one restart, one CMA-ES generation.
+REFINED_TOML = TINY_TOML.replace("size = 8\nparents = 4\n", "size = 6\nparents = 4\n[selection]\ntournament_size = 2\n") + """
+[refine]
+generations = 1
+restarts = 1
+candidates = 2
+games = 2
+weight_opponents = 0.0
+"""
+
+#: Every file the tool writes into a run directory, and so may never be a link to a file elsewhere.
+WRITTEN_FILES: tuple[str, ...] = (
+    "config.toml", "manifest.json", "generations.csv", "games.csv", "population.csv", "best_weights.csv",
+    "mean_weights.csv", "hall_of_fame.csv", "checkpoint.json", ".lock",
+)
+
+#: Plans too large for the machine or for a run's counts, by the stage that plays them: (config, message fragment).
+BIG_PLANS: tuple[tuple[str, str], ...] = (
+    ("[final]\ngames = 1000000000\n", "config key 'final.games' = 1000000000 makes the final tournament need about"),
+    ("[refine]\ngenerations = 2\nrestarts = 1\ngames = 1000000000000\nweight_opponents = 0.0\n",
+     "config key 'refine.games' = 1000000000000 makes a refinement generation need about"),
+    ("[refine]\ngenerations = 1000000000000000\nrestarts = 1\ngames = 100\nweight_opponents = 0.0\n",
+     "config key 'refine.generations' = 1000000000000000 plans"),
+    ("[experiment]\ngenerations = 10000000000000\n[refine]\ngenerations = 1\nrestarts = 100\nweight_opponents = 0.0\n",
+     "config key 'refine.restarts' = 100 plans"),
+)
+
+#: Rows whose generation is out of order: (file, line, generation written there, commands, fragment).
+RUN_ORDER_FAULTS: tuple[tuple[str, int, int, tuple[str, ...], str], ...] = (
+    ("generations.csv", 3, 0, ("show", "plot", "resume"), "line 3: generation 0 where generation 1 belongs"),
+    ("generations.csv", 2, 1, ("show", "plot", "resume"), "line 2: generation 1 where generation 0 belongs"),
+    ("games.csv", -1, 0, ("plot",), "after a later generation's games"),
+    ("refine.csv", 2, 1, ("plot",), "line 2: generation 1 where generation 0 belongs"),
 )

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import traceback
@@ -716,7 +717,20 @@ def test_resume_with_a_damaged_checkpoint_field_writes_nothing(
     ("hall_of_fame", lambda a: np.full_like(a, np.inf), "'hall_of_fame' must hold finite"),
     ("champions", lambda a: np.ones((2, 3)), "champions"),
     ("fitness", lambda v: [float("nan")] * len(v), "'fitness' must list one value per individual"),
-], ids=["population 1e308", "population NaN", "hall of fame inf", "champions 2x3", "fitness NaN"])
+    # Values a resume would write on into the manifest and generations.csv, which show and plot then refuse:
+    ("games_played", lambda v: 2**63 - 1000, "'games_played' must be an integer in 0..1e+15"),
+    ("elapsed_s", lambda v: 1e300, "'elapsed_s' must be a number of seconds in 0..1e+09"),
+    ("fitness", lambda v: [1e308] * len(v), "'fitness' must list one value per individual (8), each a fitness in"),
+    ("hall_of_fame_fitness", lambda v: [-65.0] * len(v), "'hall_of_fame_fitness' must list"),
+    ("born", lambda v: [5] * len(v), "'born' must list one value per individual (8), each a generation in 0..1"),
+    ("champions", lambda a: np.zeros((11, 64)), "'champions' holds 11 tables, but this run keeps 10"),
+    ("generation", lambda v: 10**16, "'generation' must be an integer in 0..1e+15"),
+    ("csv_bytes", lambda v: v | {"generations.csv": 2**40}, "'csv_bytes' must map the run's CSV files"),
+    ("settings", lambda v: {}, "'settings' must record the config keys"),
+    ("tables", lambda v: {"w.csv": "not a digest"}, "'tables' must map weights files"),
+], ids=["population 1e308", "population NaN", "hall of fame inf", "champions 2x3", "fitness NaN", "games 2**63",
+        "elapsed 1e300", "fitness 1e308", "hall of fame fitness -65", "born later", "11 champions",
+        "generation 1e16", "csv 1 TiB", "no settings", "tables not digests"])
 def test_a_checkpoint_with_a_valid_checksum_and_bad_values_is_named(
     finished_run: Path, tmp_path: Path, field: str, change: Callable[[Any], Any], fragment: str
 ) -> None:
@@ -726,8 +740,8 @@ def test_a_checkpoint_with_a_valid_checksum_and_bad_values_is_named(
 
     data = json.loads((finished_run / "checkpoint.json").read_text())
     data.pop("sha256")
-    data[field] = _encode_array(change(_decode_array(data[field]))) if isinstance(data[field], dict) \
-        else change(data[field])
+    data[field] = _encode_array(change(_decode_array(data[field]))) if field in ("population", "hall_of_fame",
+                                                                                 "champions") else change(data[field])
     data["sha256"] = _checksum(data)
     run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", json.dumps(data, separators=(",", ":")).encode())
     before = snapshot(run_dir)
@@ -825,10 +839,10 @@ RUN_FILES = ("config.toml", "manifest.json", "checkpoint.json", "generations.csv
 
 @st.composite
 def damage(draw: st.DrawFn, original: bytes) -> bytes | str:
-    """Random damage to a file's bytes, or "link" for a symlink in its place."""
-    kind = draw(st.sampled_from(["link", "truncated", "flipped", "replaced", "spliced"]))
-    if kind == "link":
-        return "link"
+    """Random damage to a file's bytes, or "link", "hard link" or "fifo" for such a file in its place."""
+    kind = draw(st.sampled_from(["link", "hard link", "fifo", "truncated", "flipped", "replaced", "spliced"]))
+    if kind in ("link", "hard link", "fifo"):
+        return kind
     if kind == "truncated":
         return original[: draw(st.integers(0, max(0, len(original) - 1)))]
     if kind == "flipped" and original:
@@ -840,6 +854,7 @@ def damage(draw: st.DrawFn, original: bytes) -> bytes | str:
     return draw(st.binary(max_size=64))
 
 
+@pytest.mark.timeout(300)
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), name=st.sampled_from(RUN_FILES), command=st.sampled_from(["show", "plot", "resume"]))
 def test_any_damage_to_one_run_file_gives_a_result_or_one_line_and_nothing_written_outside(
@@ -856,6 +871,10 @@ def test_any_damage_to_one_run_file_gives_a_result_or_one_line_and_nothing_writt
     (run_dir / name).unlink()
     if change == "link":
         (run_dir / name).symlink_to(outside)
+    elif change == "hard link":
+        os.link(outside, run_dir / name)
+    elif change == "fifo":
+        os.mkfifo(run_dir / name)  # no writer ever comes: a reader that opened it would wait for ever
     else:
         (run_dir / name).write_bytes(change)
     extra = ["--generations", "3", "--quiet", "--no-plots"] if command == "resume" else []
@@ -864,7 +883,7 @@ def test_any_damage_to_one_run_file_gives_a_result_or_one_line_and_nothing_writt
     assert code == 0 or (len(lines) == 1 and ERROR_LINE.fullmatch(lines[0])), lines
     assert outside.read_bytes() == b"a file outside the run\n" and not outside.is_symlink()
     assert sorted(path.name for path in root.iterdir()) == ["outside", "run"]
-    if change == "link" and command == "resume":
+    if change in ("link", "hard link", "fifo") and command == "resume":
         assert code == EXIT_BAD_INPUT and name in lines[0], lines  # never writes where a link is
 
 
@@ -927,24 +946,6 @@ def test_a_config_that_is_a_fifo_is_named_as_not_a_regular_file(tmp_path: Path, 
     assert not (tmp_path / "run").exists()
 
 
-def test_the_documented_counts_are_this_suites() -> None:
-    # Runs last in this module: when the whole module ran, docs/runs.md must state the counts it printed
-    # (within 2%: which other test modules were imported beforehand shifts a few generated examples).
-    counts = {category: cases.TRIED[category] for category in cases.CATEGORIES}
-    if not all(counts.values()):
-        pytest.skip("only part of the bad-input suite ran")
-    docs = " ".join((ROOT / "docs" / "runs.md").read_text(encoding="utf-8").split())
-    found = re.search(r"([\d,]+) cases per run \(([^)]*)\)", docs)
-    assert found, "docs/runs.md must state the bad-input counts"
-    stated = {name: int(number.replace(",", "")) for name, number in
-              (part.rsplit(" ", 1) for part in found.group(2).split(", "))}
-    actual = f"{sum(counts.values()):,} cases per run (" + ", ".join(f"{c} {n:,}" for c, n in counts.items()) + ")"
-    assert set(stated) == set(counts), f"update docs/runs.md: '{actual}'"
-    for category, count in counts.items():
-        assert abs(stated[category] - count) <= max(2, count // 50), f"update docs/runs.md: '{actual}'"
-    assert abs(int(found.group(1).replace(",", "")) - sum(counts.values())) <= sum(counts.values()) // 50
-
-
 @pytest.mark.parametrize(("redirect", "fragment"), [
     ("<&-", "standard input is closed"),
     (">&-", "standard output is closed"),
@@ -987,3 +988,608 @@ def test_a_config_with_a_utf8_byte_order_mark_is_read_as_without(tmp_path: Path)
     plain.write_text(cases.TINY_TOML, encoding="utf-8")
     marked.write_bytes(b"\xef\xbb\xbf" + cases.TINY_TOML.encode("utf-8"))  # as Windows editors save it
     assert load_config(marked) == load_config(plain)
+
+
+# ---------------------------------------------------------------- what stands in a run file's place
+
+
+@pytest.fixture(scope="module")
+def refined_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real refined run (two generations, one restart, one CMA-ES generation) to damage copies of."""
+    root = tmp_path_factory.mktemp("refined")
+    config = root / "refined.toml"
+    config.write_text(cases.REFINED_TOML)
+    code, _, lines = run_cli(["evolve", str(config), "--out", str(root / "run"), "--quiet", "--no-plots"])
+    assert code == 0, lines
+    return root / "run"
+
+
+def reader_argv(command: str, run_dir: Path, tmp_path: Path) -> list[str]:
+    return [part.format(run=run_dir, tmp=tmp_path) for part in cases.READERS[command]]
+
+
+def special_file_cases(read_back: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Any]:
+    return [pytest.param(name, command, id=f"{name} {command}") for name, commands in read_back for command in commands]
+
+
+def assert_fifo_is_refused(source: Path, tmp_path: Path, name: str, command: str) -> None:
+    """A FIFO in place of ``name`` in a copy of ``source``: ``command`` gives one line naming it, without opening it
+    for reading (no writer ever comes: a reader that opened it would wait for ever) and without writing."""
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(source, run_dir)
+    (run_dir / name).unlink()
+    os.mkfifo(run_dir / name)
+    scratch_dir = tmp_path / "scratch"
+    scratch_dir.mkdir()
+    before = snapshot(tmp_path)
+    line = assert_bad_input(reader_argv(command, run_dir, scratch_dir), "is not a regular file (a FIFO)")
+    assert str(run_dir / name) in line, line
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "command"), special_file_cases(cases.READ_BACK))
+def test_a_fifo_in_place_of_a_run_file_is_named_not_waited_on(finished_run: Path, tmp_path: Path, name: str,
+                                                               command: str) -> None:
+    assert_fifo_is_refused(finished_run, tmp_path, name, command)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "command"), special_file_cases(cases.REFINED_READ_BACK))
+def test_a_fifo_in_place_of_a_refined_run_file_is_named_before_anything_is_written(
+    refined_run: Path, tmp_path: Path, name: str, command: str
+) -> None:
+    # resume --generations extends the GA, then runs the restart and the refinement again: every file they read
+    # back is read and checked first (a FIFO for restarts/1/manifest.json used to hang after the GA's table was
+    # written and the status set to refining).
+    assert_fifo_is_refused(refined_run, tmp_path, name, command)
+
+
+@pytest.mark.parametrize(("name", "command"), [("config.toml", "show"), ("manifest.json", "show"),
+                                               ("manifest.json", "resume"), ("best_weights.csv", "export")])
+def test_a_run_file_larger_than_such_a_file_holds_is_refused_unread(finished_run: Path, tmp_path: Path, name: str,
+                                                                    command: str) -> None:
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    os.truncate(run_dir / name, 16 * 2**20 + 1)  # sparse: its size is all that is looked at
+    line = assert_bad_input(reader_argv(command, run_dir, tmp_path), "is 16.0 MiB, more than such a file holds")
+    assert name in line
+
+
+# ---------------------------------------------------------------- links out of a run directory
+
+
+@pytest.mark.parametrize("name", cases.WRITTEN_FILES)
+def test_resume_refuses_a_hard_link_where_it_writes(finished_run: Path, tmp_path: Path, name: str) -> None:
+    # A hard link is a second name of a file elsewhere: an append, a truncation or the lock's PID would land there.
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes((run_dir / name).read_bytes() + b"and more, which a truncation would cut\n")
+    (run_dir / name).unlink()
+    os.link(outside, run_dir / name)
+    before = snapshot(tmp_path)
+    assert_bad_input(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"], f"'{run_dir / name}'",
+                     "is a hard link")
+    assert snapshot(tmp_path) == before
+
+
+def test_evolve_refuses_a_lock_file_that_is_a_hard_link(tmp_path: Path) -> None:
+    tried("run-dir faults")
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    outside = tmp_path / "v.txt"
+    outside.write_text("a file of the user's\n")
+    (tmp_path / "run").mkdir()
+    os.link(outside, tmp_path / "run" / ".lock")
+    before = snapshot(tmp_path)
+    assert_bad_input(["evolve", str(config), "--out", str(tmp_path / "run"), "--quiet", "--no-plots"],
+                     ".lock' is a hard link")
+    assert snapshot(tmp_path) == before
+
+
+def test_plot_refuses_a_figure_that_is_a_hard_link(finished_run: Path, tmp_path: Path) -> None:
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    (run_dir / "plots").mkdir()
+    outside = tmp_path / "mine.png"
+    outside.write_bytes(b"a picture of the user's")
+    os.link(outside, run_dir / "plots" / "win_rate.png")
+    before = snapshot(tmp_path)
+    assert_bad_input(["plot", str(run_dir)], "win_rate.png' is a hard link")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", ["evolve", "resume", "show"])
+def test_a_lock_file_that_is_a_fifo_is_named(finished_run: Path, tmp_path: Path, command: str) -> None:
+    tried("run-dir faults")
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    run_dir = tmp_path / "run"
+    if command == "evolve":
+        run_dir.mkdir()
+    else:
+        shutil.copytree(finished_run, run_dir)
+        (run_dir / ".lock").unlink()
+    os.mkfifo(run_dir / ".lock")
+    before = snapshot(tmp_path)
+    if command == "show":  # a reader asks the lock who writes the run: nobody, as it is no lock file
+        code, out, lines = run_cli(["show", str(run_dir)])
+        assert code == 0 and "live" not in out, lines
+    else:
+        argv = ["evolve", str(config), "--out", str(run_dir)] if command == "evolve" else ["resume", str(run_dir)]
+        assert_bad_input([*argv, "--quiet", "--no-plots"], ".lock' is not a regular file (a FIFO)")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(("extra", "fragment"), cases.BIG_PLANS, ids=[f[1][12:40] for f in cases.BIG_PLANS])
+def test_every_stage_of_a_plan_is_checked_before_anything_is_written(tmp_path: Path, extra: str,
+                                                                     fragment: str) -> None:
+    # The final tournament, the restarts and the refinement plan their games as the GA does: one that cannot fit
+    # (in memory, or in what a run counts) is refused before the run directory is made.
+    base = "[population]\nsize = 32\nparents = 16\n[fitness]\nopponents = [\"random\"]\n"
+    config = tmp_path / "big.toml"
+    config.write_text(base + extra)
+    out = tmp_path / "run"
+    assert_bad_input(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"], fragment, unwritten=(out,))
+
+
+# ---------------------------------------------------------------- outputs: exactly what was asked, checked first
+
+
+def run_process(argv: list[str], cwd: Path, **options: Any) -> subprocess.CompletedProcess[bytes]:
+    """Runs ``python -m ga.cli`` in a real process (a closed or full standard output is only real there)."""
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} | options
+    return subprocess.run([sys.executable, "-m", "ga.cli", *argv], cwd=cwd, env=environment, timeout=120, **streams)
+
+
+def make_full_device(path: Path) -> None:
+    """Makes a device node like /dev/full (every write fails: no space) at ``path``, or skips the test."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("making a device node needs privileges")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "c"])
+def test_export_to_dash_writes_the_table_alone_to_standard_output(fmt: str) -> None:
+    tried("cli")
+    code, out, lines = run_cli(["export", "lr06", "--format", fmt, "-o", "-"])
+    assert code == 0 and lines == [], lines  # no "wrote" line, no warning about a suffix
+    text = out if fmt != "json" else json.dumps(json.loads(out)["weights"])  # one JSON document, nothing after
+    assert np.array_equal(parse_weights(text, "json" if fmt == "json" else fmt), load_weights_named("lr06"))
+
+
+def load_weights_named(name: str) -> np.ndarray:
+    from engine import TABLES
+
+    return np.array(TABLES[name], dtype=np.float64)
+
+
+@pytest.mark.parametrize(("argv", "written", "magic"), [
+    (["-o", "x.PNG"], "x.PNG", b"\x89PNG"),
+    (["-o", "x.txt", "--format", "svg"], "x.txt", b"<?xml"),
+    (["-o", "plain"], "plain", b"\x89PNG"),
+    (["-o", "x.pdf"], "x.pdf", b"%PDF"),
+], ids=["upper-case suffix", "a suffix of no image, with --format", "no suffix", "pdf"])
+def test_compare_writes_exactly_the_path_given(finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               argv: list[str], written: str, magic: bytes) -> None:
+    tried("cli")
+    monkeypatch.chdir(tmp_path)
+    code, out, lines = run_cli(["compare", str(finished_run), *argv])
+    assert code == 0, lines
+    assert sorted(path.name for path in tmp_path.iterdir()) == [written]
+    assert (tmp_path / written).read_bytes().startswith(magic)
+    assert out.strip() == written
+
+
+def test_compare_refuses_a_suffix_that_names_another_format(finished_run: Path, tmp_path: Path) -> None:
+    assert_bad_input(["compare", str(finished_run), "-o", str(tmp_path / "x.png"), "--format", "svg"],
+                     "x.png' has suffix .png", unwritten=(tmp_path / "x.png", tmp_path / "x.svg"))
+
+
+def test_compare_to_dash_writes_the_image_to_standard_output(finished_run: Path, tmp_path: Path) -> None:
+    tried("cli")
+    completed = run_process(["compare", str(finished_run), "-o", "-"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith(b"\x89PNG") and completed.stderr == b""
+    assert list(tmp_path.iterdir()) == []  # no ./-.png
+
+
+@pytest.mark.timeout(60)
+def test_compare_writes_into_a_fifo_not_beside_it(finished_run: Path, tmp_path: Path) -> None:
+    tried("cli")
+    fifo = tmp_path / "node"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the reader is there first
+    received = bytearray()
+    try:
+        code, _, lines = run_cli(["compare", str(finished_run), "-o", str(fifo)])
+        while chunk := os.read(reader, 1 << 16):
+            received += chunk
+    finally:
+        os.close(reader)
+    assert code == 0, lines
+    assert bytes(received).startswith(b"\x89PNG") and fifo.is_fifo()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["node"]  # no node.png
+
+
+def test_compare_writes_into_a_device_not_beside_it(finished_run: Path, tmp_path: Path) -> None:
+    tried("cli")
+    node = tmp_path / "node"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
+    except PermissionError:
+        pytest.skip("making a device node needs privileges")
+    code, out, lines = run_cli(["compare", str(finished_run), "-o", str(node)])
+    assert code == 0 and out.strip() == str(node), lines
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["node"]  # no node.png
+
+
+def test_an_output_that_is_a_socket_is_named_as_one(tmp_path: Path) -> None:
+    import socket
+
+    where = tmp_path / "s"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(where))
+        assert_bad_input(["export", "lr06", "--format", "csv", "-o", str(where)], "is a socket")
+    finally:
+        server.close()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("target", ["fifo", "full device"])
+def test_evaluate_checks_its_csv_output_before_playing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       target: str) -> None:
+    path = tmp_path / "out.csv"
+    if target == "fifo":
+        os.mkfifo(path)  # nobody reads it
+        fragment = "is a FIFO that nobody reads"
+    else:
+        make_full_device(path)
+        fragment = "No space left on device"
+
+    def never(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the games were played before the output was checked")
+
+    monkeypatch.setattr(sys.modules["ga.cli.evaluate"], "evaluate_player", never)
+    assert_bad_input(["evaluate", "lr06", "--vs", "random", "--games", "1000", "--csv", str(path)], fragment,
+                     f"'{path}'")
+
+
+def test_a_full_standard_output_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tried("cli")
+
+    class Full(io.BytesIO):
+        def write(self, data: Any) -> int:
+            raise OSError(28, "No space left on device")
+
+    stream = io.TextIOWrapper(Full())
+    monkeypatch.setattr("sys.stdout", stream)
+    assert main(["export", "lr06", "--format", "csv"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err == "othello-ga: error: cannot write to standard output: No space left on device\n", err
+
+
+def test_export_to_a_full_device_as_standard_output_is_named(tmp_path: Path) -> None:
+    tried("cli")
+    make_full_device(tmp_path / "full")
+    with open(tmp_path / "full", "wb") as full:
+        completed = run_process(["export", "lr06", "--format", "csv"], tmp_path, stdout=full)
+    lines = completed.stderr.decode().splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, lines
+    assert "cannot write to standard output: No space left on device" in lines[0]
+
+
+@pytest.mark.parametrize(("command", "use"), [
+    (["evaluate", "lr06", "--vs", "random", "--games", "200000"], "evaluate prints its results there"),
+    (["show", "{run}"], "show prints the summary there"),
+    (["export", "lr06", "--format", "csv"], "(-o FILE)"),
+], ids=["evaluate", "show", "export"])
+def test_a_closed_standard_output_is_named_before_any_work(finished_run: Path, tmp_path: Path, command: list[str],
+                                                           use: str) -> None:
+    tried("cli")
+    argv = " ".join(f"'{part.format(run=finished_run)}'" for part in command)
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ga.cli {argv} >&-'], cwd=ROOT,
+                               env=environment, capture_output=True, text=True, timeout=60)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, completed.stderr
+    assert "standard output is closed" in lines[0] and use in lines[0], lines
+    assert command[0] != "show" or "-o FILE" not in lines[0]  # show has no -o
+
+
+@pytest.mark.parametrize("command", [
+    ["evaluate", "lr06", "--vs", "random", "--games", "10"], ["play", "--seed", "1"],
+    ["export", "lr06", "--format", "csv"], ["show", "{run}"],
+], ids=lambda argv: argv[0])
+def test_a_reader_that_goes_away_ends_the_command_quietly(finished_run: Path, tmp_path: Path,
+                                                          command: list[str]) -> None:
+    # As `yes | head` does: no "Broken pipe" message, and the status of a tool its reader left (128 + SIGPIPE).
+    tried("cli")
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    process = subprocess.Popen([sys.executable, "-m", "ga.cli", *[p.format(run=finished_run) for p in command]],
+                               cwd=ROOT, env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the command writes
+    _, err = process.communicate(b"d3\nf4\n", timeout=120)
+    assert process.returncode == 141 and err == b"", err
+
+
+def with_generation(text: str, line: int, generation: int) -> str:
+    """Returns CSV text whose ``line`` (1 is the header; -1 the last) says ``generation`` in its first column."""
+    lines = text.splitlines()
+    fields = lines[line if line < 0 else line - 1].split(",")
+    lines[line if line < 0 else line - 1] = ",".join([str(generation), *fields[1:]])
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("name", "line", "generation", "commands", "fragment"), cases.RUN_ORDER_FAULTS,
+                         ids=[f"{c[0]}:{c[1]}={c[2]}" for c in cases.RUN_ORDER_FAULTS])
+def test_rows_out_of_generation_order_are_named(finished_run: Path, refined_run: Path, tmp_path: Path, name: str,
+                                                line: int, generation: int, commands: tuple[str, ...],
+                                                fragment: str) -> None:
+    # A row edited to repeat a generation (0 1 0 ...) made resume continue and show report the wrong best.
+    tried("run-dir faults")
+    source = refined_run if name == "refine.csv" else finished_run
+    run_dir = damaged_copy(source, tmp_path, name, with_generation((source / name).read_text(), line,
+                                                                   generation).encode())
+    assert_each_command_names(run_dir, commands, fragment, name)
+
+
+def test_a_checkpoint_made_to_look_older_is_refused(finished_run: Path, tmp_path: Path) -> None:
+    # Format 1 (of earlier versions) had no checksum and no settings: one that says so skipped both checks, and
+    # an edited config.toml resumed with mixed settings. A run that wrote format 2 records it in its manifest.
+    tried("run-dir faults")
+    data = json.loads((finished_run / "checkpoint.json").read_text())
+    for field in ("sha256", "settings", "tables"):
+        data.pop(field)
+    data["format"] = 1
+    run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", json.dumps(data).encode())
+    config = run_dir / "config.toml"
+    config.write_text(config.read_text().replace("sigma = 0.1", "sigma = 0.3"))
+    before = snapshot(run_dir)
+    assert_bad_input(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"],
+                     "is in the format of earlier versions (1", "but this run writes format 2")
+    assert snapshot(run_dir) == before
+
+
+@pytest.mark.parametrize("table_of", ["fitness", "refine"])
+def test_resume_refuses_a_weights_file_that_changed_since_the_run_played_it(tmp_path: Path, table_of: str) -> None:
+    # An opponent's (or the refinement panel's) table replaced between the stop and the resume: the resumed run
+    # would differ from an uninterrupted one from its next generation on.
+    from engine import TABLES
+
+    tried("run-dir faults")
+    table = tmp_path / "opp.csv"
+    table.write_text(format_weights(TABLES["classic"], "csv"))
+    text = cases.REFINED_TOML if table_of == "refine" else cases.TINY_TOML
+    if table_of == "refine":
+        text = text.replace("weight_opponents = 0.0", 'opponents = ["wpc:1@opp.csv"]')
+    else:
+        text = text.replace('opponents = ["random"]', 'opponents = ["random", "wpc:1@opp.csv"]')
+    config = tmp_path / "exp.toml"
+    config.write_text(text)
+    run_dir = tmp_path / "run"
+    assert run_cli(["evolve", str(config), "--out", str(run_dir), "--quiet", "--no-plots"])[0] == 0
+    table.write_text(format_weights(TABLES["lr06"], "csv"))
+    before = snapshot(tmp_path)
+    assert_bad_input(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"],
+                     f"weights file '{table}' has changed since the run played it")
+    assert snapshot(tmp_path) == before
+    table.write_text(format_weights(TABLES["classic"], "csv"))  # the same table again: the run goes on
+    assert run_cli(["resume", str(run_dir), "--generations", "3", "--quiet", "--no-plots"])[0] == 0
+
+
+@pytest.mark.parametrize("scale", ["1e-10", "10000"])
+def test_an_exported_table_at_any_scale_evaluates_as_the_table(tmp_path: Path, scale: str) -> None:
+    # export lr06 --scale 1e-10 then evaluate scored 0.501 against the random mover (lr06: 0.897).
+    tried("cli")
+    table = tmp_path / "small.csv"
+    assert run_cli(["export", "lr06", "--format", "csv", "--scale", scale, "-o", str(table)])[0] == 0
+    outcomes = [run_cli(["evaluate", source, "--vs", "random", "--games", "300"])
+                for source in (str(table), "lr06")]
+    assert [code for code, _, _ in outcomes] == [0, 0]
+    assert outcomes[0][1].splitlines()[-1] == outcomes[1][1].splitlines()[-1]  # the same games, won the same
+
+
+# ---------------------------------------------------------------- what show says
+
+
+ESCAPES = "\u001b]0;PWNED\u0007\u001b[2J"
+
+
+def test_show_prints_what_a_run_holds_with_its_control_characters_escaped(finished_run: Path, tmp_path: Path) -> None:
+    # A run directory is untrusted: a name, a description or a command holding escape sequences retitled and
+    # cleared the terminal that showed it.
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    config = run_dir / "config.toml"
+    config.write_text(config.read_text().replace('name = "tiny"', f"name = {json.dumps('tiny' + ESCAPES)}")
+                      .replace('description = ""', f"description = {json.dumps(ESCAPES)}"))  # TOML's escapes
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest.update(command=f"othello-ga evolve {ESCAPES}\nsecond line", experiment=f"tiny{ESCAPES}",
+                    status="failed", error=f"boom{ESCAPES}")
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    code, out, lines = run_cli(["show", str(run_dir)])
+    assert code == 0, lines
+    assert not [char for char in out if not char.isprintable() and char not in " \n"], out
+    assert out.count("\\x1b]0;PWNED\\x07\\x1b[2J") == 4  # name, description, command, error
+    assert "\\nsecond line" in out
+
+
+@pytest.mark.parametrize("where", ["a missing run", "a damaged run"])
+def test_an_error_line_escapes_what_it_quotes(finished_run: Path, tmp_path: Path, where: str) -> None:
+    tried("run-dir faults")
+    run_dir = tmp_path / f"run{ESCAPES}"  # a path, as a shell lets anyone type or a download name it
+    if where == "a damaged run":
+        shutil.copytree(finished_run, run_dir)
+        (run_dir / "generations.csv").write_text("generation\nx\n")
+    line = assert_bad_input(["show", str(run_dir)], "\\x1b]0;PWNED\\x07\\x1b[2J")
+    assert "\x1b" not in line and "\x07" not in line
+
+
+def show_rows(run_dir: Path) -> dict[str, str]:
+    code, out, lines = run_cli(["show", str(run_dir)])
+    assert code == 0, lines
+    return {line.split()[0]: " ".join(line.split()[1:]) for line in out.splitlines()[1:]
+            if line.startswith("  ") and len(line.split()) > 1}
+
+
+def test_show_reports_the_progress_the_csv_records_when_the_manifest_lags(finished_run: Path, tmp_path: Path) -> None:
+    # A live run, one killed with kill -9 or stopped by a full disk has the manifest its start wrote: show said
+    # "generations 0 of N, games played 0, wall time 0.0 s" beside a win-rate line naming a later generation.
+    tried("run-dir faults")
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest.update(generations_done=0, games_played=0, wall_s=0.0, status="running", finished=None)
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    import pandas as pd
+
+    rows = pd.read_csv(run_dir / "generations.csv")
+    shown = show_rows(run_dir)
+    assert shown["generations"] == f"{len(rows)} of 2"
+    assert shown["games"] == f"played {int(rows['games'].sum()):,}"
+    assert shown["wall"] == f"time {rows['generation_s'].sum():.1f} s"
+
+
+def test_a_resumed_runs_wall_time_leaves_out_the_time_it_stood_still(tmp_path: Path) -> None:
+    tried("run-dir faults")
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    run_dir = tmp_path / "run"
+    assert run_cli(["evolve", str(config), "--out", str(run_dir), "--quiet", "--no-plots"])[0] == 0
+    assert run_cli(["resume", str(run_dir), "--generations", "4", "--quiet", "--no-plots"])[0] == 0
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["resumes"] == 1
+    manifest["started"] = "2020-01-01T00:00:00Z"  # as if it had stood still for years before its resume
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    wall = show_rows(run_dir)["wall"]  # the stages' seconds, not the years since its start
+    assert "the rest" not in wall and wall.endswith(" s") and float(wall.split()[1]) < 60, wall
+
+
+# ---------------------------------------------------------------- messages a user can act on
+
+
+def test_a_full_disk_during_a_run_names_the_file_and_how_to_continue(tmp_path: Path) -> None:
+    # ulimit -f stands for a full disk: games.csv outgrows it in generation 2. The line said "[Errno 27] File too
+    # large", naming no file and no way on.
+    tried("cli")
+    config = tmp_path / "fill.toml"
+    config.write_text(cases.TINY_TOML.replace("generations = 2", "generations = 8")
+                      .replace('opponents = ["random"]', 'opponents = ["random"]\ngames_per_opponent = 100'))
+    run_dir = tmp_path / "run"
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(["bash", "-c", f'ulimit -f 64; exec "{sys.executable}" -m ga.cli evolve "{config}" '
+                                              f'--out "{run_dir}" --quiet --no-plots'],
+                               cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, completed.stderr
+    assert f"'{run_dir / 'games.csv'}': File too large" in lines[0]
+    assert f"the last checkpoint is intact; make room (or raise the file size limit), then continue with: " \
+           f"othello-ga resume {run_dir}" in lines[0]
+    assert run_cli(["resume", str(run_dir), "--quiet", "--no-plots"])[0] == 0  # as the line says
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_table_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path: Path, kind: str) -> None:
+    # wpc:1@/dev/null or a FIFO as a table said "does not exist".
+    table = tmp_path / "table.csv"
+    if kind == "fifo":
+        os.mkfifo(table)
+        what = "is not a regular file (a FIFO)"
+    else:
+        try:
+            os.mknod(table, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
+        except PermissionError:
+            pytest.skip("making a device node needs privileges")
+        what = "is not a regular file (a character device)"
+    config = tmp_path / "exp.toml"
+    config.write_text(cases.TINY_TOML.replace('opponents = ["random"]', f'opponents = ["wpc:1@{table}"]'))
+    out = tmp_path / "run"
+    assert_bad_input(["evolve", str(config), "--out", str(out), "--quiet", "--no-plots"], what, unwritten=(out,))
+    assert_bad_input(["evaluate", f"wpc:1@{table}", "--vs", "random", "--games", "2"], what)
+    assert_bad_input(["evaluate", str(table), "--vs", "random", "--games", "2"], what)
+    assert_bad_input(["export", str(table), "--format", "csv"], what)
+
+
+def test_a_run_directory_with_a_comma_in_its_path_is_played_as_itself(finished_run: Path, tmp_path: Path) -> None:
+    # evaluate and play used to read the rest of the path after the comma as a spec's option.
+    tried("cli")
+    run_dir = tmp_path / "a,b" / "run"
+    shutil.copytree(finished_run, run_dir)
+    code, out, lines = run_cli(["evaluate", str(run_dir), "--vs", "random", "--games", "20"])
+    assert code == 0 and f"@{run_dir / 'best_weights.csv'}" in out, lines
+    code, out, lines = run_cli(["play", str(run_dir), "--seed", "1"])
+    assert code == 0 and f"@{run_dir / 'best_weights.csv'}" in out, lines
+    # A config beside its table in such a directory names it relative to itself.
+    config = tmp_path / "a,b" / "exp.toml"
+    shutil.copy(finished_run / "best_weights.csv", tmp_path / "a,b" / "opp.csv")
+    config.write_text(cases.TINY_TOML.replace('opponents = ["random"]', 'opponents = ["wpc:1@opp.csv,eps=0.1"]'))
+    code, _, lines = run_cli(["evolve", str(config), "--out", str(tmp_path / "new"), "--quiet", "--no-plots"])
+    assert code == 0, lines
+
+
+def test_play_takes_a_weights_file_as_evaluate_does(finished_run: Path) -> None:
+    # play FILE.csv said "malformed player spec".
+    tried("cli")
+    code, out, lines = run_cli(["play", str(finished_run / "best_weights.csv"), "--seed", "1"])
+    assert code == 0, lines
+    assert f"against wpc:1 with {finished_run / 'best_weights.csv'}" in out
+
+
+def test_a_failed_write_names_the_file_not_its_temporary(finished_run: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # plot said it could not write '.win_rate.png.31227.tmp', a name the user never gave nor sees.
+    import errno
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished_run, run_dir)
+
+    def refused(source: Any, target: Any) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", os.fspath(source), os.fspath(target))
+
+    monkeypatch.setattr(os, "replace", refused)
+    line = assert_bad_input(["plot", str(run_dir)], f"'{run_dir / 'plots' / 'win_rate.png'}': Read-only file system")
+    assert ".tmp" not in line
+
+
+def test_evolve_into_a_file_and_resume_without_a_checkpoint_say_what_to_do(finished_run: Path, tmp_path: Path) -> None:
+    # --out at a regular file said "not empty"; a run without a checkpoint said "start it again", which evolve
+    # then refused (the directory is not empty).
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    (tmp_path / "file").write_text("mine")
+    assert_bad_input(["evolve", str(config), "--out", str(tmp_path / "file"), "--quiet", "--no-plots"],
+                     "already exists and is not a directory (a regular file)")
+    run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", None)
+    assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots"],
+                     f"nothing to resume; remove '{run_dir}' and run evolve again")
+
+
+def test_the_documented_counts_are_this_suites() -> None:
+    # Runs last in this module: when the whole module ran, docs/runs.md must state the counts it printed
+    # (within 2%: which other test modules were imported beforehand shifts a few generated examples).
+    counts = {category: cases.TRIED[category] for category in cases.CATEGORIES}
+    if not all(counts.values()):
+        pytest.skip("only part of the bad-input suite ran")
+    docs = " ".join((ROOT / "docs" / "runs.md").read_text(encoding="utf-8").split())
+    found = re.search(r"([\d,]+) cases per run \(([^)]*)\)", docs)
+    assert found, "docs/runs.md must state the bad-input counts"
+    stated = {name: int(number.replace(",", "")) for name, number in
+              (part.rsplit(" ", 1) for part in found.group(2).split(", "))}
+    actual = f"{sum(counts.values()):,} cases per run (" + ", ".join(f"{c} {n:,}" for c, n in counts.items()) + ")"
+    assert set(stated) == set(counts), f"update docs/runs.md: '{actual}'"
+    for category, count in counts.items():
+        assert abs(stated[category] - count) <= max(2, count // 50), f"update docs/runs.md: '{actual}'"
+    assert abs(int(found.group(1).replace(",", "")) - sum(counts.values())) <= sum(counts.values()) // 50

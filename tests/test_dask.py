@@ -507,3 +507,33 @@ def test_a_real_scheduler_s_greeting_passes_the_check() -> None:
         ga.games.cluster.check_scheduler(cluster.scheduler_address, 5.0)  # raises if the greeting were refused
     finally:
         cluster.close()
+
+
+def dask_message(message: Any) -> bytes:
+    """Returns ``message`` as a Dask scheduler sends it: a size, then frames (a count, their lengths, the frames)."""
+    frames = distributed.protocol.dumps(message) if not isinstance(message, list) else message
+    body = len(frames).to_bytes(8, "little") + b"".join(len(f).to_bytes(8, "little") for f in frames) + b"".join(frames)
+    return len(body).to_bytes(8, "little") + body
+
+
+@pytest.mark.parametrize(("address", "reply", "fragment"), [
+    ("listener", [b"\xc1\xc1\xc1 not msgpack"], "answered, but not as a Dask scheduler does"),
+    ("listener", {"compression": None, "python": (3, 11, 7), "pickle-protocol": 5},
+     "did not answer within 1 s (--dask-timeout)"),
+    ("ucx://127.0.0.1:1", None, "this installation of Dask cannot use its transport"),
+], ids=["framed junk", "a greeting, then silence", "ucx"])
+def test_a_scheduler_that_is_not_one_or_a_transport_dask_lacks_is_one_line_in_a_real_process(
+    config_file: Path, tmp_path: Path, address: str, reply: Any, fragment: str
+) -> None:
+    # Seen in a real process, where Dask's logging reaches stderr: framed junk made Dask log a CRITICAL traceback
+    # before the one line; a silent scheduler gave an empty reason; ucx:// (a scheme the docs allow) a traceback.
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    with listener(dask_message(reply)) if address == "listener" else contextlib.nullcontext(address) as where:
+        completed = subprocess.run(
+            [sys.executable, "-m", "ga.cli", "evolve", str(config_file), "--out", str(tmp_path / "run"), "--dask",
+             where, "--dask-timeout", "1", "--quiet", "--no-plots"],
+            env=environment, capture_output=True, text=True, timeout=120)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == 2 and len(lines) == 1, completed.stderr
+    assert lines[0].startswith("othello-ga: error: ") and fragment in lines[0] and where in lines[0], lines
+    assert not (tmp_path / "run").exists()

@@ -358,3 +358,41 @@ def test_an_option_given_twice_is_refused() -> None:
         parse_spec("nhand:1,eps=0.1,eps=0.2")
     with pytest.raises(ValueError, match="option phase is given twice"):
         parse_spec("wpc:1@lr06,phase=30,eps=0.1,phase=31")
+
+
+# ---------------------------------------------------------------- a table's scale decides no move
+
+
+def scaled_games(kind: str, depth: int, table: Sequence[float], scale: float, opponent: Player) -> list[list[int]]:
+    """Returns the moves of a few games of ``kind:depth`` on ``table`` times ``scale`` (eps 0.1, so that its draws
+    of the generator are part of what must not change) against ``opponent``, alternating colours."""
+    from engine._players import record_game
+
+    player = Player(kind, depth, [w * scale for w in table], eps=0.1)
+    return [record_game(player, opponent, seed) if seed % 2 else record_game(opponent, player, seed)
+            for seed in range(6)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(exponent=st.integers(-12, 3), mantissa=st.floats(1.0, 9.99),
+       case=st.sampled_from([("nhand_custom", 1, "lr06", "random"), ("nhand_custom", 1, "heuristic", "nhand:1"),
+                             ("alphabeta", 2, "sjk11", "alphabeta:2@classic")]))
+def test_any_positive_scaling_of_a_table_plays_the_same_moves(exponent: int, mantissa: float,
+                                                               case: tuple[str, int, str, str]) -> None:
+    # A positive scale keeps every comparison of weighted sums, so it must keep every move and every tie: the tie
+    # tolerance is relative to the table's scale (an absolute one made lr06 at 1e-10 play as the random mover).
+    from engine import TABLES, build_player
+
+    kind, depth, name, rival = case
+    opponent = build_player(rival)
+    expected = scaled_games(kind, depth, TABLES[name], 1.0, opponent)
+    assert scaled_games(kind, depth, TABLES[name], mantissa * 10.0**exponent, opponent) == expected
+
+
+@pytest.mark.parametrize("scale", [1e-10, 1e-300, 2.0**-1000, 1e4])
+def test_a_table_scaled_to_the_edges_of_its_range_plays_as_itself(scale: float) -> None:
+    from engine import TABLES
+
+    opponent = Player("random")
+    assert scaled_games("nhand_custom", 1, TABLES["lr06"], scale, opponent) == \
+        scaled_games("nhand_custom", 1, TABLES["lr06"], 1.0, opponent)

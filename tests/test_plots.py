@@ -273,17 +273,18 @@ def test_every_text_fits_in_its_figure_without_overlap(
     phases = np.concatenate([np.linspace(-3, 3, 64), np.linspace(250, -250, 64)])
     (run / "mean_weights.csv").write_text(format_weights(phases, "csv"))  # 128 weights, wide labels
     checked: list[str] = []
-    save = ga.analysis.plots._save
+    image = ga.analysis.plots._image  # every figure becomes an image here, a run's and compare's
 
-    def check_then_save(figure: Figure, path: Path, *write: Any, **options: Any) -> Path:
-        assert_texts_fit(figure, path.stem)
-        checked.append(path.stem)
-        return save(figure, path, *write, **options)
+    def check_then_draw(figure: Figure, fmt: str, **options: Any) -> bytes:
+        name = figure.axes[0].get_title() or figure.get_suptitle()
+        assert_texts_fit(figure, name)
+        checked.append(name.split(":")[0])
+        return image(figure, fmt, **options)
 
-    monkeypatch.setattr(ga.analysis.plots, "_save", check_then_save)
+    monkeypatch.setattr(ga.analysis.plots, "_image", check_then_draw)
     plot_run(run)
     plot_compare([run, write_run(tmp_path / "run-002", name="other")], tmp_path / "compare.png")
-    assert checked == [*RUN_FIGURES, "compare"]
+    assert len(checked) == len(RUN_FIGURES) + 1 and checked[-1] == "Rolling win rate with pooled 95% Wilson bands"
 
 
 def assert_texts_fit(figure: Figure, name: str) -> None:

@@ -418,6 +418,8 @@ def test_a_checkpoint_whose_generation_disagrees_with_its_rows_is_refused(tmp_pa
     evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
     checkpoint = read_checkpoint(run_dir)
     checkpoint.generation = 1
+    checkpoint.born = [min(born, 1) for born in checkpoint.born]  # no individual born after its checkpoint
+    checkpoint.hall_of_fame_born = [min(born, 1) for born in checkpoint.hall_of_fame_born]
     (run_dir / "checkpoint.json").write_text(checkpoint_text(checkpoint))
     before = snapshot(run_dir)
     with pytest.raises(RunDirError, match="generation 1 is the last one saved, but the rows of 'generations.csv' "
@@ -472,3 +474,22 @@ def test_checkpoints_follow_their_generation_count_and_their_seconds(
     evolve(config_from_dict(tiny(output={"checkpoint_seconds": seconds, "checkpoint_every": every})),
            out=tmp_path / "run")
     assert written == saved
+
+
+def test_a_run_of_an_earlier_version_resumes_from_its_format_1_checkpoint(tmp_path: Path) -> None:
+    # Earlier versions wrote checkpoints without checksum, settings or tables, and a manifest that records no
+    # format: such a run still resumes (with the checks its checkpoint allows), and writes format 2 from then on.
+    full, run_dir = tmp_path / "full", tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 4})), out=full)
+    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
+    data = json.loads((run_dir / "checkpoint.json").read_text())
+    for field in ("sha256", "settings", "tables"):
+        data.pop(field)
+    (run_dir / "checkpoint.json").write_text(json.dumps(data | {"format": 1}))
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    del manifest["checkpoint_format"]
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    resume(run_dir, generations=4)
+    assert_same_run(full, run_dir)
+    assert json.loads((run_dir / "checkpoint.json").read_text())["format"] == 2
+    assert json.loads((run_dir / "manifest.json").read_text())["checkpoint_format"] == 2

@@ -26,6 +26,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +43,7 @@ from ga.rundir.reader import read_config
 from ga.weights import load_weights, range_problem
 
 __all__ = [
+    "check_evaluation",
     "EU_LABEL",
     "LEAGUE_EPS",
     "LADDER_DEPTHS",
@@ -171,21 +173,10 @@ def evaluate_player(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
     games, workers, seed = int(games), int(workers), int(seed)
-    played_eps = _check_protocol(protocol, eps)
-    opponents = protocol_opponents(protocol, opponents)
-    spec, weights = _player_spec(player_spec, played_eps)
-    opponent_specs = [opponent_spec(opponent, played_eps) for opponent in opponents]
-    if protocol == "league":
-        for label, checked in [("evaluated player", spec), *zip(opponents, opponent_specs)]:
-            if checked.depth != 1:
-                raise ValueError(
-                    f"the league protocol plays 1-ply players; {label} {checked} looks {checked.depth} ahead"
-                )
+    played_eps, opponents, spec, weights, opponent_specs = _setting_up(player_spec, opponents, protocol, eps, depths)
     if protocol == "ladder":
         return ladder(_table_of(spec, weights), opponents, games, depths=depths or LADDER_DEPTHS, seed=seed,
                       workers=workers, phase_move=spec.phase_move)
-    if depths:
-        raise ValueError(f"depths apply to the ladder protocol, not to {protocol!r}")
     player = build_player(spec, weights, load_weights=load_weights)
     if protocol == "eu":
         return [_expected_utility(player, games, seed, workers)]
@@ -206,6 +197,36 @@ def evaluate_player(
     diffs = play_here(Batch(_NO_TABLES, np.zeros((0, 64)), labels, plan, player, opponent_players), workers)
     return [MatchSummary.from_disc_diffs(label, diffs[index * games:(index + 1) * games].tolist())
             for index, label in enumerate(labels)]
+
+
+def check_evaluation(player_spec: PlayerSource, opponents: Sequence[str], *, eps: float | None = None,
+                     protocol: str = "plain", depths: Sequence[int] = ()) -> None:
+    """Raises what :func:`evaluate_player` would raise for these players and protocol, without playing.
+
+    :raises ValueError: (or WeightsError) for a bad spec, table, protocol, ``eps`` or ``depths``.
+    """
+    _, opponents, spec, weights, _ = _setting_up(player_spec, opponents, protocol, eps, depths)
+    if protocol == "ladder":
+        _table_of(spec, weights)
+        _ladder_pairs(opponents, depths or LADDER_DEPTHS)
+
+
+def _setting_up(player_spec: PlayerSource, opponents: Sequence[str], protocol: str, eps: float | None,
+                depths: Sequence[int]) -> tuple[float | None, list[str], PlayerSpec, Any, list[PlayerSpec]]:
+    """Returns the eps played, the opponents, the player's spec and weights and the opponents' specs, checked."""
+    played_eps = _check_protocol(protocol, eps)
+    opponents = protocol_opponents(protocol, opponents)
+    spec, weights = _player_spec(player_spec, played_eps)
+    opponent_specs = [opponent_spec(opponent, played_eps) for opponent in opponents]
+    if protocol == "league":
+        for label, checked in [("evaluated player", spec), *zip(opponents, opponent_specs)]:
+            if checked.depth != 1:
+                raise ValueError(
+                    f"the league protocol plays 1-ply players; {label} {checked} looks {checked.depth} ahead"
+                )
+    if depths and protocol != "ladder":
+        raise ValueError(f"depths apply to the ladder protocol, not to {protocol!r}")
+    return played_eps, opponents, spec, weights, opponent_specs
 
 
 def _expected_utility(player: Player, tables: int, seed: int, workers: int) -> MatchSummary:
@@ -243,17 +264,7 @@ def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths
     :raises ValueError: for a bad table, opponent table or depth.
     """
     weights = np.asarray(table, dtype=np.float64).ravel()
-    cap = KINDS["alphabeta"].max_depth
-    depths = list(depths)
-    if not depths or any(isinstance(d, bool) or not 1 <= int(d) <= cap for d in depths):
-        raise ValueError(f"ladder depths must be between 1 and {cap}, got {depths}")
-    names = []
-    for opponent in opponents:
-        parsed = parse_spec(opponent)
-        if parsed.table is None:
-            raise ValueError(f"the ladder plays tables against tables; opponent {opponent!r} has none")
-        names.append(parsed.table)
-    pairs = [(name, int(depth)) for name in names for depth in depths]
+    pairs = _ladder_pairs(opponents, depths)
     labels = [f"alphabeta:{depth}@{name},eps={LEAGUE_EPS:g}" for name, depth in pairs]
     rivals: list[Player | None] = [build_player(label, load_weights=load_weights) for label in labels]
     plan = GamePlan(
@@ -268,6 +279,21 @@ def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths
     diffs = play_here(batch, workers)
     return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
             for k, label in enumerate(labels)]
+
+
+def _ladder_pairs(opponents: Sequence[str], depths: Sequence[int]) -> list[tuple[str, int]]:
+    """Returns the ladder's pairings, (opponent table, depth), each opponent at every depth; checked."""
+    cap = KINDS["alphabeta"].max_depth
+    depths = list(depths)
+    if not depths or any(isinstance(d, bool) or not 1 <= int(d) <= cap for d in depths):
+        raise ValueError(f"ladder depths must be between 1 and {cap}, got {depths}")
+    names = []
+    for opponent in opponents:
+        parsed = parse_spec(opponent)
+        if parsed.table is None:
+            raise ValueError(f"the ladder plays tables against tables; opponent {opponent!r} has none")
+        names.append(parsed.table)
+    return [(name, int(depth)) for name in names for depth in depths]
 
 
 # ---------------------------------------------------------------- training overlap

@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ __all__ = [
     "experiment_name",
     "opponent_columns",
     "opponent_summaries",
+    "compare_figure",
     "plot_compare",
     "plot_run",
     "plot_weights",
@@ -331,15 +332,15 @@ def plot_run(
     # Every file a selected figure reads is read, and checked, before the first figure is written.
     generations = read_generations(run_dir)
     games_path = run_dir / GAMES
-    games = read_table(run_dir, GAMES) if "opponent_bars" in selected and games_path.is_file() else None
+    games = read_table(run_dir, GAMES) if "opponent_bars" in selected and os.path.lexists(games_path) else None
     tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
-              if (run_dir / f"{stem}.csv").is_file()}
+              if os.path.lexists(run_dir / f"{stem}.csv")}
     refined = "ga_best_weights" in tables
     settings = run_settings(run_dir)
     fitness = _section(settings, "fitness")
     kept = _kept_centroid(_section(settings, "refine"))
     refine_path = run_dir / REFINE_CSV
-    refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and refine_path.is_file() else None
+    refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and os.path.lexists(refine_path) else None
 
     out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -404,7 +405,6 @@ def plot_compare(
     run_dirs: Sequence[str | os.PathLike[str]],
     out_path: str | os.PathLike[str],
     fmt: str | None = None,
-    write: Callable[[Path, bytes], object] = atomic_write,
     curves: Sequence[tuple[str, pd.DataFrame]] = (),
 ) -> list[Path]:
     """Overlays the rolling win rate (and its Wilson band) of several runs; returns ``[path]``.
@@ -417,9 +417,17 @@ def plot_compare(
     :raises ValueError: if ``run_dirs`` and ``curves`` are both empty.
     :raises RunDirError: if a run's ``generations.csv`` is missing or damaged.
     """
+    path = _output_path(out_path, fmt)
+    atomic_write(path, compare_figure(run_dirs, path.suffix.lstrip("."), curves))
+    return [path]
+
+
+def compare_figure(run_dirs: Sequence[str | os.PathLike[str]], fmt: str,
+                   curves: Sequence[tuple[str, pd.DataFrame]] = ()) -> bytes:
+    """Returns the figure of :func:`plot_compare` as the bytes of an image of ``fmt`` (png, svg or pdf)."""
     if not run_dirs and not curves:
         raise ValueError("plot_compare needs at least one run directory")
-    path = _output_path(out_path, fmt)
+    _check_format(fmt)
     runs = [(run_label(run_dir), read_generations(run_dir)) for run_dir in run_dirs]
     title = "Rolling win rate with pooled 95% Wilson bands" + (
         " (a study's configs: mean over seeds, 95% t band)" if curves else "")
@@ -435,7 +443,7 @@ def plot_compare(
         axes.fill_between(made["x"], made["low"], made["high"], color=colour, alpha=0.15)
         axes.plot(made["x"], made["mean"], color=colour, lw=2, label=label)
     _finish_rate_axes(axes)
-    return [_save(figure, path, write)]
+    return _image(figure, fmt)
 
 
 # ---------------------------------------------------------------- figures
@@ -659,22 +667,26 @@ def _line_height(size: float) -> float:
     return 1.2 * size / 72
 
 
-def _save(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write, *,
-          release: bool = True) -> Path:
-    """Writes the figure at its own size (no tight bbox, so pixel sizes are predictable), whole or not at all."""
-    fmt = path.suffix.lstrip(".")
+def _save(figure: Figure, path: Path, *, release: bool = True) -> Path:
+    """Writes the figure at its own size, whole or not at all, in the format of the path's suffix."""
+    atomic_write(path, _image(figure, path.suffix.lstrip("."), release=release))
+    return path
+
+
+def _image(figure: Figure, fmt: str, *, release: bool = True) -> bytes:
+    """Returns the figure as an image of ``fmt`` at its own size (no tight bbox, so pixel sizes are predictable)."""
     image = io.BytesIO()
     with matplotlib.rc_context(_RENDERING):
         figure.savefig(image, format=fmt, dpi=DPI, metadata=_METADATA[fmt], **_SAVE_OPTIONS.get(fmt, {}))
     if release:
         figure.clear()  # frees the artists now rather than at garbage collection
-    write(path, image.getvalue())
-    return path
+    return image.getvalue()
 
 
 def save_figure(figure: Figure, path: Path, write: Callable[[Path, bytes], object] = atomic_write) -> Path:
     """Writes a figure as every figure of the project is written: at its own size, no date, whole or not at all."""
-    return _save(figure, path, write)
+    write(path, _image(figure, path.suffix.lstrip(".")))
+    return path
 
 
 def _check_format(fmt: str) -> None:

@@ -21,7 +21,7 @@ from ga.rundir.layout import (
 )
 from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
-from ga.rundir.reader import experiment_description, experiment_name, read_config, read_table
+from ga.rundir.reader import experiment_description, experiment_name, printable, read_config, read_table
 from ga.weights import FILE_NAMES, WeightsError, load_weights
 
 if TYPE_CHECKING:
@@ -61,15 +61,16 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     path = check_run_dir(run_dir)
     manifest = read_manifest(path, missing_ok=True)
     generations = _read_generations(path)
-    lines = [f"Run {path}"]
+    progress = _progress(manifest, generations)
+    lines = [f"Run {printable(str(path))}"]
     rows: list[tuple[str, str]] = [
         ("experiment", str(manifest.get("experiment", experiment_name(path)) or "?")),
         *([("description", description)] if (description := experiment_description(path)) else []),
         ("seed", _text(manifest.get("seed"))),
         ("status", _status(manifest, holder(path))),
-        ("generations", _generations_done(manifest, generations)),
-        ("games played", _games_played(manifest, generations)),
-        ("wall time", _wall_time(manifest)),
+        ("generations", _generations_done(progress)),
+        ("games played", _games_played(progress)),
+        ("wall time", _wall_time(progress)),
         *([("refinement", _refinement(manifest))] if "refine_generations" in manifest else []),
         ("started", _text(manifest.get("started"))),
         ("finished", _text(manifest.get("finished")) if manifest.get("finished") else "-"),
@@ -78,13 +79,14 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     if manifest.get("command"):
         command = manifest["command"]
         rows.append(("command", " ".join(map(str, command)) if isinstance(command, list) else str(command)))
-    lines += [f"  {label:<13} {value}" for label, value in rows]
+    # Every value read from the run is printed with its control characters escaped: the directory is untrusted.
+    lines += [f"  {label:<13} {printable(value)}" for label, value in rows]
 
     lines += ["", "Files"]
     for name, description in RUN_FILES.items():
         file_path = path / name
         if file_path.exists():
-            lines.append(f"  {str(file_path):<{_path_width(path)}}  {description}")
+            lines.append(f"  {printable(str(file_path)):<{_path_width(path)}}  {description}")
     missing = [name for name in _expected_files(path, manifest) if not (path / name).exists()]
     if missing:
         lines.append(f"  missing: {', '.join(missing)}")
@@ -93,9 +95,9 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     lines.append("")
     if best_path.is_file():
         try:
-            lines += [f"Best table ({best_path})", format_grid(load_weights(best_path))]
+            lines += [f"Best table ({printable(str(best_path))})", format_grid(load_weights(best_path))]
         except WeightsError as error:
-            lines.append(f"Best table: {error}")
+            lines.append(f"Best table: {printable(str(error))}")
     else:
         lines.append("Best table: not written (the run stopped before its end)")
     return "\n".join(lines) + "\n"
@@ -106,7 +108,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
 
 def _read_generations(path: Path) -> pd.DataFrame | None:
     """Returns generations.csv, or None if it is missing or empty (RunDirError if it is damaged)."""
-    if not (path / GENERATIONS).is_file():
+    if not os.path.lexists(path / GENERATIONS):
         return None
     generations = read_table(path, GENERATIONS)  # damaged values are named, never shown as results
     if generations.empty:  # (read_table has checked the columns)
@@ -142,20 +144,32 @@ def _refinement(manifest: dict[str, Any]) -> str:
     return f"{manifest['refine_generations']} CMA-ES generations, {manifest.get('refine_games', '?'):,} games{wall}"
 
 
-def _generations_done(manifest: dict[str, Any], generations: pd.DataFrame | None) -> str:
-    done = manifest.get("generations_done")
-    if done is None and generations is not None:
-        done = len(generations)
-    planned = manifest.get("generations_planned")
-    if planned is None:
-        return _text(done)
-    return f"{_text(done)} of {planned}"
+def _progress(manifest: dict[str, Any], generations: pd.DataFrame | None) -> dict[str, Any]:
+    """Returns the manifest with its GA progress brought up to what generations.csv records.
+
+    The manifest is written when a run starts and when it stops; a live run,
+    or one killed by kill -9 or stopped by a full disk, has rows past it (the
+    rows are checked: one per generation from 0).
+    """
+    progress = dict(manifest)
+    if generations is None:
+        return progress
+    recorded = {"generations_done": len(generations),
+                "games_played": int(generations["games"].sum()),
+                "wall_s": float(generations["generation_s"].sum()) if "generation_s" in generations.columns else 0.0}
+    for key, value in recorded.items():
+        if not isinstance(progress.get(key), (int, float)) or value > progress[key]:
+            progress[key] = value
+    return progress
 
 
-def _games_played(manifest: dict[str, Any], generations: pd.DataFrame | None) -> str:
-    games = manifest.get("games_played")
-    if games is None and generations is not None and "games" in generations.columns:
-        games = int(generations["games"].sum())
+def _generations_done(progress: dict[str, Any]) -> str:
+    done, planned = progress.get("generations_done"), progress.get("generations_planned")
+    return _text(done) if planned is None else f"{_text(done)} of {planned}"
+
+
+def _games_played(progress: dict[str, Any]) -> str:
+    games = progress.get("games_played")
     return f"{games:,}" if isinstance(games, int) else _text(games)
 
 
@@ -174,9 +188,10 @@ def _wall_time(manifest: dict[str, Any]) -> str:
     if not known:
         return "?"
     total = sum(seconds for _, seconds in known)
-    clock = _clock_seconds(manifest)
+    # From start to finish, for a run that ran in one go: what the stages recorded by earlier versions leave out
+    # (restarts, writing). A resumed run's clock holds the idle time between its stop and its resume.
+    clock = None if manifest.get("resumes") else _clock_seconds(manifest)
     if clock is not None and clock > total:
-        # From start to finish: what the stages recorded by earlier versions leave out (restarts, writing) too.
         known.append(("the rest", clock - total))
         total = clock
     text = _duration(total)

@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("interrupted; the last checkpoint is intact (othello-ga resume RUN_DIR continues)", err=True)
         return errors.EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return errors.quiet_broken_pipe()
     except Exception as error:
         code = errors.exit_code(error)
         if code is None or errors.debugging():

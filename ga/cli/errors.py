@@ -2,7 +2,8 @@
 
 Bad input (a config key or value, a weights file, a position, a player spec,
 a path, a damaged run directory) ends with one line ``othello-ga: error: ...``
-on stderr and exit code 2, with nothing written. Lost workers (a thread that
+on stderr and exit code 2, with nothing written. A reader of standard output
+that goes away (``| head``) ends the command quietly, exit code 141. Lost workers (a thread that
 failed, a cluster gone) end with one line and exit code 1, the checkpoint
 intact, as does running out of memory. Ctrl-C ends with exit code 130. ``OTHELLO_GA_DEBUG=1`` shows the
 traceback instead of the line. Anything else is a bug and keeps its traceback.
@@ -11,6 +12,7 @@ traceback instead of the line. Anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, NoReturn
 
 import click
@@ -20,10 +22,11 @@ from ga.games.cluster import ClusterUnavailable
 from ga.games.executor import WorkersLost
 from ga.launch import memory_problem
 from ga.rundir.layout import RunDirError
+from ga.rundir.reader import printable
 from ga.weights import WeightsError
 
 __all__ = [
-    "EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "Command", "debugging", "exit_code", "fail",
+    "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "quiet_broken_pipe", "Command", "debugging", "exit_code", "fail",
     "one_line", "warn",
 ]
 
@@ -31,6 +34,8 @@ PROG = "othello-ga"
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+#: 128 + SIGPIPE: what a shell reports for a standard tool whose reader went away (``... | head``).
+EXIT_BROKEN_PIPE = 141
 
 #: The problems a user can cause: one line and exit code 2.
 BAD_INPUT = (ConfigError, RunDirError, WeightsError, ClusterUnavailable, ValueError, OSError)
@@ -49,7 +54,7 @@ def one_line(error: BaseException | str) -> str:
     if isinstance(error, OSError) and error.strerror and error.filename is not None:
         return f"cannot write or read '{error.filename}': {error.strerror}"
     text = str(error) or type(error).__name__
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))  # what a message quotes from a file or a path is shown, not obeyed
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
@@ -72,8 +77,25 @@ def exit_code(error: BaseException) -> int | None:
     return None
 
 
+def quiet_broken_pipe() -> int:
+    """Returns the exit code of a command whose standard output's reader went away, having made it quiet.
+
+    As standard tools do (``evaluate ... | head``): no message, and no second
+    error when Python flushes standard output at exit (it now goes nowhere).
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test's stream): nothing to flush
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def report(error: BaseException) -> NoReturn:
     """Ends the command as the policy says for ``error``; re-raises it when it is a bug or when debugging."""
+    if isinstance(error, BrokenPipeError) and not debugging():
+        raise click.exceptions.Exit(quiet_broken_pipe())
     code = exit_code(error)
     if code is None or debugging():
         raise error

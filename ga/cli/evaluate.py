@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
@@ -10,17 +11,18 @@ from pathlib import Path
 
 import click
 
-from engine import parse_spec
+from engine import build_player
 from ga.analysis.evaluation import (
-    MAX_GAMES, PROTOCOLS, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+    MAX_GAMES, PROTOCOLS, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
 )
 from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import check_output, note_if_live
+from ga.cli.outputs import note_if_live
 from ga.config import ConfigError
-from ga.files import write_output
+from ga.files import Output, check_stdout
 from ga.games.executor import all_cores
 from ga.rundir.resolve import resolve_player, run_player
+from ga.weights import load_weights
 
 __all__ = ["CSV_COLUMNS", "evaluate"]
 
@@ -61,45 +63,60 @@ def evaluate(
     built-in table name (played as wpc:1) or a player spec such as nhand:2.
     Half the games are played with each colour.
     """
+    check_stdout("evaluate prints its results there; run it in a terminal, redirect it to a file, "
+                 "or keep them with --csv FILE")
     evaluated, label, run_dir = resolve_player(player)
     note_if_live(run_dir)
     if run_dir is not None and protocol in ("league", "eu", "ladder"):
         evaluated = label = run_player(run_dir, one_ply=True)  # the protocol sets the player; the run its table
     played = protocol_opponents(protocol, opponents)
-    for opponent in played:
-        parse_spec(opponent)
-    if csv_path is not None:
-        check_output(csv_path, force)
-    if run_dir is not None:
-        try:
-            overlap = training_overlap(run_dir, played)
-            random_tables = protocol == "eu" and trained_on_random_tables(run_dir)
-        except ConfigError as error:
-            warn(f"cannot tell whether the opponents were training opponents: {error}")
-            overlap, random_tables = [], False
-        for opponent in overlap:
-            warn(
-                f"{opponent!r} was a training opponent of run '{run_dir}'; its score is not a held-out result"
-            )
-        if random_tables:
-            warn(
-                f"run '{run_dir}' trained against random U(-1, 1) tables "
-                "(fitness.random_table_games or the [refine] panel); "
-                "expected utility plays fresh tables of that distribution, not unseen kinds of opponent"
-            )
-    summaries = evaluate_player(
-        evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
-        protocol=protocol, depths=parse_depths(depths) if depths is not None else (),
-    )
-    if protocol == "ladder":
-        label = label.replace("wpc:1 with", "alphabeta:d with", 1)
-    click.echo(f"player    {label}")
-    click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else ""))
-    click.echo(_format_table(summaries))
-    if csv_path is not None:
-        write_output(csv_path, _csv_text(summaries, label, protocol, eps, seed), force=force)
+    # Every player is built now, its weights file read: a bad one ends the command before any warning or game.
+    for spec in ([evaluated] if isinstance(evaluated, str) else []) + list(played):
+        build_player(spec, load_weights=load_weights)
+    chosen_depths = parse_depths(depths) if depths is not None else ()
+    check_evaluation(evaluated, played, eps=eps, protocol=protocol, depths=chosen_depths)
+    with contextlib.ExitStack() as stack:
+        csv_output = None
+        if csv_path is not None:
+            csv_output = stack.enter_context(Output(csv_path, force=force, stdout_use="give --csv a file"))
+            if not csv_output.is_stdout:
+                # Written before the games: a full device or a FIFO whose reader left is found now, not after.
+                csv_output.write(_CSV_HEADER)
+        _warn_about_training(run_dir, played, protocol)
+        summaries = evaluate_player(
+            evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
+            protocol=protocol, depths=chosen_depths,
+        )
+        if protocol == "ladder":
+            label = label.replace("wpc:1 with", "alphabeta:d with", 1)
+        click.echo(f"player    {label}")
+        click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else ""))
+        click.echo(_format_table(summaries))
+        if csv_output is not None:
+            csv_output.write((_CSV_HEADER if csv_output.is_stdout else "") + _csv_rows(summaries, label, protocol,
+                                                                                      eps, seed))
+    if csv_path is not None and not csv_output.is_stdout:
         click.echo(f"wrote {csv_path}")
 
+
+def _warn_about_training(run_dir: Path | None, played: Sequence[str], protocol: str) -> None:
+    """Warns when a run's evaluation plays its own training opponents (or, in eu, the kind of tables it trained on)."""
+    if run_dir is None:
+        return
+    try:
+        overlap = training_overlap(run_dir, played)
+        random_tables = protocol == "eu" and trained_on_random_tables(run_dir)
+    except ConfigError as error:
+        warn(f"cannot tell whether the opponents were training opponents: {error}")
+        overlap, random_tables = [], False
+    for opponent in overlap:
+        warn(f"{opponent!r} was a training opponent of run '{run_dir}'; its score is not a held-out result")
+    if random_tables:
+        warn(
+            f"run '{run_dir}' trained against random U(-1, 1) tables "
+            "(fitness.random_table_games or the [refine] panel); "
+            "expected utility plays fresh tables of that distribution, not unseen kinds of opponent"
+        )
 
 
 def parse_depths(text: str) -> list[int]:
@@ -143,13 +160,16 @@ def _elo(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:+.0f}"
 
 
-def _csv_text(
+#: The first line of ``evaluate --csv``.
+_CSV_HEADER = ",".join(CSV_COLUMNS) + "\n"
+
+
+def _csv_rows(
     summaries: Sequence[MatchSummary], label: str, protocol: str, eps: float | None, seed: int
 ) -> str:
-    """Returns the CSV of ``evaluate``: a header and one row per opponent."""
+    """Returns the rows of ``evaluate --csv`` (after :data:`_CSV_HEADER`): one per opponent."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
     for summary in summaries:
         low, high = summary.interval
         elo_low, elo_high = summary.elo_interval

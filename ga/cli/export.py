@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import check_output, emit_warnings, note_if_live
+from ga.cli.outputs import emit_warnings, note_if_live
 from ga.rundir.resolve import WHICH, resolve_weights, run_phase_move
-from ga.files import write_output
+from ga.files import STDOUT, Output
 from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, npy_bytes, parse_weights
 
 __all__ = ["export"]
@@ -27,7 +27,7 @@ __all__ = ["export"]
 @click.option("--round", "round_", is_flag=True, help="Round to integers (after --scale).")
 @click.option("--name", default="weights", show_default=True, help="Variable name in c and python.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="File to write [default: stdout; npy needs a file].")
+              help="File to write, - for standard output [default: stdout; npy needs -o].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
 def export(
     source: str, fmt: str, which: str, scale: float | None, round_: bool, name: str,
@@ -44,34 +44,34 @@ def export(
     run_dir = Path(source) if Path(source).is_dir() else None
     note_if_live(run_dir)
     phase_move = run_phase_move(run_dir) if run_dir is not None else None
-    if fmt == "npy":
-        if output is None:
-            raise ValueError("npy is binary; write it to a file with -o FILE")
-        if scale is not None or round_:
-            # Scale and round exactly as the text formats do (repr round-trips).
-            weights = parse_weights(format_weights(weights, "csv", scale=scale, round_=round_), "csv")
-    text = None
-    if fmt != "npy":
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            text = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description,
-                                  phase_move=phase_move)
-        emit_warnings(caught)
-    if phase_move is not None:
-        # The user's engine must switch tables at the same move: said on every output, whatever the format.
-        warn(f"a two-phase table: its first 64 weights apply before move {phase_move} (phase_move: discs on the "
-             "board minus 4), the last 64 from it on")
-    if output is None:
-        write_output("-", text, force=True)
-        return
-    implied = FORMAT_BY_SUFFIX.get(output.suffix.lower())
+    if fmt == "npy" and output is None:
+        raise ValueError("npy is binary; write it to a file with -o FILE (or to standard output with -o -)")
+    with warnings.catch_warnings(record=True) as caught:  # said once the output is known to be writable
+        warnings.simplefilter("always")
+        if fmt == "npy":
+            if scale is not None or round_:
+                # Scale and round exactly as the text formats do (repr round-trips).
+                weights = parse_weights(format_weights(weights, "csv", scale=scale, round_=round_), "csv")
+            payload: str | bytes = npy_bytes(weights)
+        else:
+            payload = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description,
+                                     phase_move=phase_move)
+    to_stdout = output is None or str(output) == STDOUT
+    implied = None if to_stdout else FORMAT_BY_SUFFIX.get(output.suffix.lower())
     if implied is not None and implied != fmt:
         raise ValueError(
             f"'{output}' has suffix {output.suffix}, which reads as {implied}; "
             f"name it with a {fmt} suffix or pass --format {implied}"
         )
-    check_output(output, force)
-    write_output(output, npy_bytes(weights) if fmt == "npy" else text, force=force)
+    with Output(STDOUT if to_stdout else output, force=force) as target:
+        emit_warnings(caught)
+        if phase_move is not None:
+            # The user's engine must switch tables at the same move: said on every output, whatever the format.
+            warn(f"a two-phase table: its first 64 weights apply before move {phase_move} (phase_move: discs on "
+                 "the board minus 4), the last 64 from it on")
+        target.write(payload)
+    if to_stdout:
+        return  # standard output carries the table alone
     if implied is None:
         warn(f"'{output}' has no weights suffix; read it back with load_weights(path, fmt={fmt!r})")
     click.echo(f"wrote {output} ({fmt}, from {description})")

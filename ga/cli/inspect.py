@@ -9,8 +9,8 @@ import click
 
 from ga.analysis.summary import summarize_run
 from ga.cli.errors import Command
-from ga.cli.outputs import check_output, emit_warnings, note_if_live
-from ga.files import write_output
+from ga.cli.outputs import emit_warnings, note_if_live
+from ga.files import STDOUT, Output, check_stdout, write_output
 from ga.rundir.layout import PLOTS, check_no_links, check_run_dir
 from ga.rundir.reader import read_generations
 
@@ -48,13 +48,13 @@ def plot(run_dir: Path, fmt: str) -> None:
 @click.command(cls=Command)
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RUN_DIR...")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="Image file to write [default: results/compare.FORMAT].")
+              help="Image file to write, exactly this path; - for standard output [default: results/compare.FORMAT].")
 @click.option("--format", "fmt", type=click.Choice(PLOT_FORMATS), default=None,
               help="Image format [default: from the suffix of -o, else png].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
 def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, force: bool) -> None:
     """Overlay the rolling win rates of several runs in one figure (a study: each config's mean over seeds)."""
-    from ga.analysis.plots import plot_compare
+    from ga.analysis.plots import compare_figure
 
     from ga.study.figures import study_curves
     from ga.study.layout import is_study_dir
@@ -68,17 +68,25 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
     if output is None:
         output = Path("results") / f"compare.{fmt or 'png'}"  # results/ holds what runs make (git-ignored)
         output.parent.mkdir(exist_ok=True)
-    elif fmt is None:
-        fmt = output.suffix.lstrip(".").lower() or "png"
-        if fmt not in PLOT_FORMATS:
-            raise ValueError(
-                f"cannot tell the image format of '{output}'; name it .png, .svg or .pdf or pass --format"
-            )
-    fmt = fmt or "png"
-    output = output.with_suffix(f".{fmt}")
-    check_output(output, force)
-    plot_compare(runs, output, fmt, write=lambda path, data: write_output(path, data, force=force), curves=curves)
-    click.echo(str(output))
+    fmt = _image_format(output, fmt)
+    with Output(output, force=force) as target:  # checked before the figure is drawn
+        target.write(compare_figure(runs, fmt, curves))
+    if not target.is_stdout:
+        click.echo(str(output))
+
+
+def _image_format(output: Path, fmt: str | None) -> str:
+    """Returns the image format of ``compare -o``: --format, or the output's suffix, or png for a path without one.
+
+    :raises ValueError: a suffix that names another image format than --format, or no format at all.
+    """
+    suffix = output.suffix.lstrip(".").lower() if str(output) != STDOUT else ""
+    if suffix in PLOT_FORMATS and fmt not in (None, suffix):
+        raise ValueError(f"'{output}' has suffix .{suffix}, an image of another format than --format {fmt}; "
+                         f"name it .{fmt} or pass --format {suffix}")
+    if fmt is None and suffix and suffix not in PLOT_FORMATS:
+        raise ValueError(f"cannot tell the image format of '{output}'; name it .png, .svg or .pdf or pass --format")
+    return fmt or suffix or "png"
 
 
 @click.command(cls=Command)
@@ -88,4 +96,5 @@ def show(run_dir: Path) -> None:
     from ga.study.layout import is_study_dir
     from ga.study.summary import summarize_study
 
-    write_output("-", summarize_study(run_dir) if is_study_dir(run_dir) else summarize_run(run_dir), force=True)
+    check_stdout("show prints the summary there; run it in a terminal or redirect it to a file (> FILE)")
+    write_output(STDOUT, summarize_study(run_dir) if is_study_dir(run_dir) else summarize_run(run_dir), force=True)

@@ -1,8 +1,10 @@
-"""Where the commands write: checks made before any work, so that a bad output path costs nothing."""
+"""What the commands say besides their results: caught warnings, and that a run they read is live.
+
+Where they write is checked by :class:`ga.files.Output` before any work, so that a bad output path costs nothing.
+"""
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,26 +12,7 @@ from pathlib import Path
 from ga.cli.errors import warn
 from ga.rundir.lock import holder
 
-__all__ = ["check_output", "emit_warnings", "note_if_live"]
-
-
-def check_output(path: Path, force: bool) -> None:
-    """Raises before any work if ``path`` cannot be written by the output policy (:func:`ga.files.write_output`)."""
-    if str(path) == "-":
-        return
-    target = path.resolve(strict=False) if path.is_symlink() else path  # a link is written through
-    parent = target.parent
-    if not parent.is_dir():
-        link = f" (the link '{path}' points there)" if target is not path else ""
-        raise FileNotFoundError(f"cannot write '{target}': directory '{parent}' does not exist{link}")
-    if target.is_dir():
-        raise IsADirectoryError(f"cannot write '{path}': it is a directory")
-    if target.exists() and not target.is_file():
-        return  # a device, FIFO or socket: written into, never replaced
-    if target.exists() and not force:
-        raise FileExistsError(f"'{path}' already exists; pass --force to replace it")
-    if not os.access(parent, os.W_OK):
-        raise PermissionError(f"cannot write '{path}': directory '{parent}' is not writable")
+__all__ = ["emit_warnings", "note_if_live"]
 
 
 def emit_warnings(caught: Sequence[warnings.WarningMessage]) -> None:

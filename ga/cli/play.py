@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import click
 
 from engine import BLACK, PASS, Board, Player, parse_square, square_name
 
 from ga.cli.errors import Command
-from ga.rundir.layout import check_run_dir
-from ga.rundir.resolve import run_player
+from ga.rundir.resolve import resolve_player
 from ga.games.seeds import derive_seed
 
 __all__ = ["describe_result", "play", "play_human"]
@@ -91,7 +89,8 @@ def play_human(
 @click.option("--white", is_flag=True, help="You play white.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the computer's random choices.")
 def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
-    """Play against OPPONENT (a player spec or a table, default wpc:1@heuristic) in the terminal.
+    """Play against OPPONENT (a player spec, a run directory, a weights file or a built-in table; default
+    wpc:1@heuristic) in the terminal.
 
     Type a square such as d3 to move; help lists the legal moves; quit (or Ctrl-D) ends the game.
     """
@@ -101,9 +100,11 @@ def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
     if black and white:
         raise click.UsageError("--black and --white exclude each other; give one (black is the default)")
     human_colour = "white" if white else "black"
-    if Path(opponent).is_dir():
-        opponent = run_player(check_run_dir(Path(opponent)))  # the run's own player, its settings included
-    computer = build_player(opponent, load_weights=load_weights)
+    # A run directory plays its own player, its settings included; a weights file or a built-in table plays 1-ply.
+    player, label, _ = resolve_player(opponent)
+    computer = build_player(player, load_weights=load_weights) if isinstance(player, str) else \
+        build_player("wpc:1", player)
+    opponent = label
     # A game nobody can see or answer is refused, not played into the void (as cat refuses a closed stdout).
     if sys.stdout is None or sys.stdout.closed:
         raise OSError("standard output is closed; play shows the board there (run it in a terminal)")

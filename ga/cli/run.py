@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ga.cli.errors import EXIT_INTERRUPTED, Command
+from ga.cli.errors import EXIT_INTERRUPTED, Command, one_line
 from ga.cli.outputs import emit_warnings
 from ga.cli.progress import Progress
 from ga.games.executor import WorkersLost
@@ -70,18 +71,24 @@ def _dask_options(command: Any) -> Any:
 
 
 def _run_on(start: Any) -> Any:
-    """Returns ``start()``, adding to lost workers' error (a thread's or a cluster's) how to continue the run."""
+    """Returns ``start()``, adding to the error of a run that failed once started (lost workers, a thread's or a
+    cluster's; a full disk) how to continue it."""
     try:
         return start()
-    except WorkersLost as error:
+    except (WorkersLost, OSError) as error:
         run_dir = getattr(error, "run_dir", None)
         if run_dir is None:
             raise
-        if (run_dir / CHECKPOINT).is_file():
-            hint = f"the last checkpoint is intact; continue with: othello-ga resume {run_dir} --local (or --dask ADDRESS)"
+        lost = isinstance(error, WorkersLost)
+        if os.path.lexists(run_dir / CHECKPOINT):
+            fix = "" if lost else "make room (or raise the file size limit), then "
+            hint = (f"the last checkpoint is intact; {fix}continue with: othello-ga resume {run_dir}"
+                    + (" --local (or --dask ADDRESS)" if lost else ""))
         else:
-            hint = f"no generation was finished; '{run_dir}' holds nothing to resume"
-        raise type(error)(f"{error}; {hint}") from error
+            hint = (f"no generation was finished, so '{run_dir}' holds nothing to resume: remove it and run "
+                    "evolve again")
+        message = f"{one_line(error)}; {hint}"
+        raise (type(error)(message) if lost else OSError(message)) from error
 
 
 def _configure_dask(ca: Path | None, cert: Path | None, key: Path | None, timeout: float) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
-import stat
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -17,8 +17,7 @@ from engine import Board
 from engine.board import square_name
 from engine.endgame import MOVES, EndgameSolver, Solution, check_solvable
 from ga.cli.errors import EXIT_INTERRUPTED, PROG, Command
-from ga.cli.outputs import check_output
-from ga.files import write_output
+from ga.files import STDOUT, FileRefused, Output, read_regular
 
 __all__ = ["CSV_COLUMNS", "MAX_EMPTIES", "read_positions", "solve"]
 
@@ -56,28 +55,30 @@ def solve(positions: tuple[str, ...], moves: str, csv_path: Path | None, force: 
         except ValueError as error:
             hint = " (raise --max-empties to try)" if "allowed" in str(error) else ""
             raise ValueError(f"{where}: {error}{hint}") from None
-    if csv_path is not None:
-        check_output(csv_path, force)
-    to_stdout = csv_path is not None and str(csv_path) == "-"
-    show = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
-    solver = EndgameSolver()
-    solutions: list[Solution] = []
-    show(_header(moves))
-    for _, board in boards:
-        try:
-            solution = _interruptible(lambda board=board: solver.solve(board, moves))
-        except KeyboardInterrupt:
-            written = "" if csv_path is None else "; --csv was not written"
-            click.echo(f"{PROG}: interrupted after {len(solutions)} of {len(boards)} positions{written}", err=True)
-            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-        solutions.append(solution)
-        show(_row(solution, moves))
-    if len(solutions) > 1:
-        show(_total(solutions))
-    if csv_path is not None:
-        write_output(csv_path, _csv_text(solutions), force=force)
-        if not to_stdout:
-            click.echo(f"wrote {csv_path}")
+    with contextlib.ExitStack() as stack:
+        # The CSV's path is checked before any search; a regular file appears at the end, whole, or not at all.
+        output = None if csv_path is None else stack.enter_context(Output(csv_path, force=force,
+                                                                          stdout_use="give --csv a file"))
+        to_stdout = output is not None and output.is_stdout
+        show = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
+        solver = EndgameSolver()
+        solutions: list[Solution] = []
+        show(_header(moves))
+        for _, board in boards:
+            try:
+                solution = _interruptible(lambda board=board: solver.solve(board, moves))
+            except KeyboardInterrupt:
+                written = "" if csv_path is None else "; --csv was not written"
+                click.echo(f"{PROG}: interrupted after {len(solutions)} of {len(boards)} positions{written}", err=True)
+                raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+            solutions.append(solution)
+            show(_row(solution, moves))
+        if len(solutions) > 1:
+            show(_total(solutions))
+        if output is not None:
+            output.write(_csv_text(solutions))
+    if csv_path is not None and not to_stdout:
+        click.echo(f"wrote {csv_path}")
 
 
 def _gather(arguments: Sequence[str]) -> Iterator[tuple[str, Board]]:
@@ -94,7 +95,7 @@ def _gather(arguments: Sequence[str]) -> Iterator[tuple[str, Board]]:
             text = f"{text} {arguments[index + 1]}"
             index += 1
         index += 1
-        if text == "-":
+        if text == STDOUT:  # the same '-' names standard input here
             yield from read_positions(sys.stdin.read(), "standard input")
         elif _looks_like_position(text):
             yield f"position {text!r}", _board(text, f"position {text!r}")
@@ -142,26 +143,19 @@ def read_positions(text: str, source: str) -> list[tuple[str, Board]]:
 def _read_file(name: str) -> str:
     """Returns the text of a positions file, checked before it is opened: a regular file of bounded size."""
     path = Path(name)
+    if path.is_dir():
+        raise ValueError(f"'{name}' is a directory; name a file of positions (one per line)")
     try:
-        info = path.stat()
+        data = read_regular(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         raise ValueError(
             f"'{name}' is neither a position (64 squares X, O or -, a space, X or O) nor an existing file"
         ) from None
+    except FileRefused as error:
+        raise ValueError(f"positions file '{name}' {error.problem}; give a file of positions, or - to read "
+                         "standard input") from None
     except OSError as error:
-        raise ValueError(f"cannot read '{name}': {error.strerror}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ValueError(f"'{name}' is a directory; name a file of positions (one per line)")
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError(f"'{name}' is not a regular file; give a file of positions, or '-' to read standard input")
-    if info.st_size > MAX_FILE_BYTES:
-        raise ValueError(f"'{name}' is {info.st_size:,} bytes, more than a positions file of {MAX_FILE_BYTES:,}; "
-                         "split it")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise ValueError(f"cannot read '{name}': {error.strerror}") from None
+        raise ValueError(f"cannot read '{name}': {error.strerror or error}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

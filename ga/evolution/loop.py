@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from deap import tools
 
-from ga.config import Config, result_settings
+from ga.config import Config, result_settings, table_digests
 from ga.evolution import fitness, operators, tournament
 from ga.evolution.genome import expand, table_length
 from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, fitness_statistics, individuals
@@ -149,6 +149,7 @@ class GenerationLoop:
         """Plays the generations left, then writes the run's results; returns what the run made."""
         config = self.config
         self.settings = result_settings(config)
+        self.tables = table_digests(config)  # what the run plays against, recorded in every checkpoint
         toolbox = build_toolbox(config)
         seed = config.experiment.seed
         total = config.experiment.generations
@@ -298,6 +299,7 @@ class GenerationLoop:
                 elapsed_s=elapsed,
                 csv_bytes={},
                 settings=self.settings,
+                tables=self.tables,
             )
 
         return finish

@@ -15,14 +15,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ga.config import Config, ConfigError, RefineConfig, load_config, replace, settings_difference, with_overrides
+from ga.config import (
+    Config, ConfigError, RefineConfig, load_config, replace, settings_difference, table_digests, with_overrides,
+)
 from ga.evolution import fitness, refine
 from ga.evolution.genome import genome_length, table_length
 from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
+from ga.files import size_text
 from ga.games import executor
-from ga.rundir.checkpoint import Checkpoint, read_checkpoint
+from ga.rundir.checkpoint import CHECKPOINT_FORMAT, Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
-from ga.rundir.layout import BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RunDirError, check_no_links, check_run_dir, generation_columns, restart_dir
+from ga.rundir.layout import (
+    BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RESTARTS, RunDirError, check_no_links, check_run_dir, generation_columns,
+    restart_dir,
+)
 from ga.rundir.manifest import new_manifest, now_iso, read_manifest
 from ga.rundir.reader import read_config, read_records, read_refine_state
 from ga.rundir.writer import RunWriter
@@ -68,10 +74,16 @@ def run(
         owned = lock = RunLock(run_dir).acquire()
     try:
         checkpoint: Checkpoint | None = None
+        records: list[dict[str, Any]] = []
         if resume:
             checkpoint = read_checkpoint(run_dir)
+            # The rows the checkpoint covers, read and checked before anything is written.
+            records = read_records(run_dir, GENERATIONS, checkpoint.csv_bytes.get(GENERATIONS))
             manifest = read_manifest(run_dir)
             manifest.pop("error", None)  # of an earlier failure, which this resume continues past
+            manifest["checkpoint_format"] = CHECKPOINT_FORMAT  # what it writes from now on
+            # Counted, so that its wall time is the stages' (its clock holds the idle time before this resume).
+            manifest["resumes"] = manifest.get("resumes", 0) + 1
         else:
             manifest = new_manifest(config.experiment.name, config.experiment.seed, config.experiment.generations)
         manifest["generations_planned"] = config.experiment.generations
@@ -91,7 +103,6 @@ def run(
             started = True  # from here on a failure is the run's, not its input's: it is recorded
             try:
                 loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress, label)
-                records = read_records(run_dir, GENERATIONS) if checkpoint is not None else []
                 result = loop.run(checkpoint, records)
             except executor.WorkersLost as error:
                 error.run_dir = run_dir  # type: ignore[attr-defined]  # where the run can continue from
@@ -104,6 +115,8 @@ def run(
     except BaseException as error:
         if started and lock is not None and lock.held:  # only a run directory this process holds is marked
             _mark_stopped(run_dir, error)
+        if started and isinstance(error, OSError) and not hasattr(error, "run_dir"):
+            error.run_dir = run_dir  # type: ignore[attr-defined]  # a full disk: where the run can continue from
         raise
     finally:
         if owned is not None:
@@ -179,7 +192,7 @@ def _restart(config: Config, path: Path, restart: int, count: int, progress: Pro
     seed = refine.restart_seed(config.experiment.seed, restart)
     restart_config = replace(with_overrides(config, seed=seed), refine=RefineConfig())
     label = f"restart {restart}/{count}"
-    if not (path / CHECKPOINT).is_file():
+    if not os.path.lexists(path / CHECKPOINT):
         return run(restart_config, path, progress=progress, label=label, stop=stop)
     manifest = read_manifest(path)
     if manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations:
@@ -189,18 +202,21 @@ def _restart(config: Config, path: Path, restart: int, count: int, progress: Pro
 
 def planned_games(config: Config) -> dict[str, int]:
     """Returns the games each stage of a run will play, from its config (elites aside: an upper bound)."""
-    generation = fitness.games_per_generation(config)
-    final = config.final.games
-    candidates = config.population.size + 1 + config.fitness.hall_of_fame_size
-    fixed = len({opponent.spec for opponent in config.fitness.opponents})
-    tournament = final * (candidates * (candidates - 1) // 2 + candidates * fixed) if final else 0
-    ga = config.experiment.generations * generation + tournament
+    ga = config.experiment.generations * fitness.games_per_generation(config) + _tournament_games(config)
     refined = config.refine
     return {
         "GA": ga,
         "restarts": refined.restarts * ga if refined.generations else 0,
         "refinement": refined.generations * _refine_generation_games(refined),
     }
+
+
+def _tournament_games(config: Config) -> int:
+    """Returns the games of the final tournament, all planned at once (at most: equal candidates play once)."""
+    final = config.final.games
+    candidates = config.population.size + 1 + config.fitness.hall_of_fame_size
+    fixed = len({opponent.spec for opponent in config.fitness.opponents})
+    return final * (candidates * (candidates - 1) // 2 + candidates * fixed) if final else 0
 
 
 def _refine_generation_games(refined: RefineConfig) -> int:
@@ -227,29 +243,41 @@ def memory_limit() -> int:
 def check_plan(config: Config, memory: int) -> None:
     """Raises ConfigError, naming the key to lower, unless the run's games fit in ``memory`` bytes and its counts.
 
-    A generation's games (and a refinement generation's) are planned and
-    played at once, so each must fit in memory; the whole run's games must
-    stay countable. Checked before anything is written.
+    A generation's games, the final tournament's and a refinement
+    generation's are each planned and played at once, so each must fit in
+    memory; the whole run's games (restarts included) must stay countable.
+    Checked before anything is written.
     """
     size = config.population.size
     shares = fitness.games_by_key(config)
-    refine_games = _refine_generation_games(config.refine) if config.refine.generations else 0
-    generation = sum(shares.values())
     largest = max(shares, key=shares.__getitem__)
+    # The games planned at once, by stage: a generation (of the GA and of each restart), the final tournament
+    # (the GA's and each restart's), a generation of the refinement.
+    stages = [(largest, "a generation", sum(shares.values())), ("final.games", "the final tournament",
+              _tournament_games(config))]
+    if config.refine.generations:
+        stages.append(("refine.games", "a refinement generation", _refine_generation_games(config.refine)))
+    key, stage, games = max(stages, key=lambda entry: entry[2])
     population_bytes = 4 * size * genome_length(config.population.genome) * 8  # the tables, their copies in breeding
     if population_bytes > memory // 2:
-        largest = "population.size"
-    needed = generation * BYTES_PER_GAME + population_bytes
-    if refine_games * BYTES_PER_GAME > needed:
-        largest, needed = "refine.games", refine_games * BYTES_PER_GAME
+        key, stage = "population.size", "a generation"
+    needed = games * BYTES_PER_GAME + population_bytes
     if needed > memory // 2:
         raise ConfigError(
-            f"config key '{largest}' = {_setting(config, largest)} makes a generation need about {_bytes(needed)} "
-            f"of memory ({generation:,} games), and this machine has {_bytes(memory)}; lower it"
+            f"config key '{key}' = {_setting(config, key)} makes {stage} need about {size_text(needed)} "
+            f"of memory ({games:,} games), and this machine has {size_text(memory)}; lower it"
         )
-    total = sum(planned_games(config).values())
+    planned = planned_games(config)
+    total = sum(planned.values())
     if total > MAX_RUN_GAMES:
-        key = "experiment.generations" if generation * 1000 < total else largest
+        if planned["refinement"] > MAX_RUN_GAMES // 2:
+            key = "refine.generations"
+        elif planned["GA"] <= MAX_RUN_GAMES // 2:
+            key = "refine.restarts"  # each restart plays the GA's games again
+        elif _tournament_games(config) > planned["GA"] // 2:
+            key = "final.games"
+        else:
+            key = "experiment.generations" if sum(shares.values()) * 1000 < planned["GA"] else largest
         raise ConfigError(
             f"config key '{key}' = {_setting(config, key)} plans {total:.3g} games in all, more than a run counts "
             f"({MAX_RUN_GAMES:.0e}, decades of play); lower it"
@@ -259,14 +287,6 @@ def check_plan(config: Config, memory: int) -> None:
 def _setting(config: Config, key: str) -> Any:
     section, name = key.split(".")
     return getattr(getattr(config, section), name)
-
-
-def _bytes(count: float) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if count < 1024 or unit == "PiB":
-            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
-        count /= 1024
-    raise AssertionError("unreachable")
 
 
 def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path) -> None:
@@ -283,12 +303,40 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
             f"'{run_dir / CHECKPOINT}': 'champions' holds tables of {checkpoint.champions.shape[1]} weights but "
             f"this run's tables have {width}; the run directory is damaged"
         )
+    kept = config.fitness.hall_of_fame_size
+    for name, count in (("champions", checkpoint.champions.shape[0]), ("hall_of_fame", checkpoint.hall_of_fame.shape[0])):
+        if count > kept:
+            raise RunDirError(f"'{run_dir / CHECKPOINT}': '{name}' holds {count:,} tables, but this run keeps "
+                              f"{kept} (fitness.hall_of_fame_size); the run directory is damaged")
     difference = settings_difference(checkpoint.settings, config) if checkpoint.settings else None
     if difference is not None:
         raise RunDirError(
             f"'{run_dir / CHECKPOINT}' was written by another run than config.toml describes ({difference}); "
             "restore the run's config.toml, or start a new run"
         )
+    digests = table_digests(config)
+    for path, digest in checkpoint.tables.items():
+        if digests.get(path, digest) != digest:
+            raise RunDirError(
+                f"weights file '{path}' has changed since the run played it (its SHA-256 is not the one "
+                f"'{run_dir / CHECKPOINT}' records); restore the table the run started with, or start a new run"
+            )
+
+
+def _check_refinement_files(config: Config, run_dir: Path) -> None:
+    """Reads and checks what a refined run reads back after its GA: each restart's run directory and the
+    refinement's state (raises RunDirError or ConfigError naming the file)."""
+    check_no_links(run_dir, [RESTARTS])
+    for restart in range(1, config.refine.restarts + 1):
+        path = restart_dir(run_dir, restart)
+        check_no_links(path.parent, [path.name])
+        if not path.is_dir():
+            continue
+        check_no_links(path)
+        if os.path.lexists(path / CHECKPOINT):
+            check_checkpoint_fits(read_checkpoint(path), read_config(path), path)
+        read_manifest(path, missing_ok=True)
+    read_refine_state(run_dir)
 
 
 # --- entry points ---------------------------------------------------------------------------
@@ -357,10 +405,13 @@ def resume(
     path = check_run_dir(run_dir)
     check_no_links(path)
     with RunLock(path) as lock:
+        # Every file the run will read back is read and checked before anything is written.
         saved = read_config(path)
         checkpoint = read_checkpoint(path)
         check_checkpoint_fits(checkpoint, saved, path)
         read_manifest(path)
+        if saved.refine.generations:
+            _check_refinement_files(saved, path)
         done = checkpoint.generation + 1
         if generations is not None and generations < done:
             raise RunDirError(f"'{path}' has already done {done} generations; generations must be at least {done}")

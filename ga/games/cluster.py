@@ -18,6 +18,7 @@ import logging
 import re
 import socket
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -114,7 +115,7 @@ def check_scheduler(address: str, timeout: float) -> None:
     except OSError as error:
         raise ClusterUnavailable(f"cannot reach the Dask scheduler at '{address}': "
                                  f"{error.strerror or _one_line(error)}") from None
-    if not _is_framed(body):
+    if not _is_handshake(body):
         raise ClusterUnavailable(f"'{address}' answered, but not as a Dask scheduler does; check the address "
                                  "and its port (a scheduler listens on 8786 by default)")
 
@@ -131,15 +132,41 @@ def _receive(stream: socket.socket, count: int, deadline: float) -> bytes:
     return bytes(data)
 
 
-def _is_framed(message: bytes) -> bool:
-    """Whether ``message`` is Dask's framing: a count of frames, their lengths, then exactly that many bytes."""
+def _is_handshake(message: bytes) -> bool:
+    """Whether ``message`` is a Dask handshake: framed as Dask frames (a count of frames, their lengths, then
+    exactly that many bytes), and decoding to the table of a scheduler's settings (compression, Python, pickle)."""
     if len(message) < 16:
         return False
-    frames = int.from_bytes(message[:8], "little")
-    if not 1 <= frames <= 64 or len(message) < 8 * (frames + 1):
+    count = int.from_bytes(message[:8], "little")
+    if not 1 <= count <= 64 or len(message) < 8 * (count + 1):
         return False
-    lengths = [int.from_bytes(message[8 * i:8 * i + 8], "little") for i in range(1, frames + 1)]
-    return 8 * (frames + 1) + sum(lengths) == len(message)
+    lengths = [int.from_bytes(message[8 * i:8 * i + 8], "little") for i in range(1, count + 1)]
+    if 8 * (count + 1) + sum(lengths) != len(message):
+        return False
+    from distributed.protocol import loads
+
+    frames, start = [], 8 * (count + 1)
+    for length in lengths:
+        frames.append(message[start:start + length])
+        start += length
+    try:
+        with _quiet_dask():  # Dask logs a CRITICAL traceback for frames it cannot decode
+            greeting = loads(frames, deserialize=False)
+    except Exception:  # any decoding error: not a scheduler's greeting
+        return False
+    return isinstance(greeting, dict) and {"compression", "python"} <= set(greeting)
+
+
+@contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Silences Dask's own logging (its tracebacks and warnings) for the block: this module says what went wrong."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def use_tls(ca_file: str, cert_file: str, key_file: str | None = None) -> None:
@@ -192,14 +219,14 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
                                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             client = Client(cluster, set_as_default=False)
         else:
-            from distributed.comm import get_address_host
-
-            get_address_host(address.strip())  # a bad address fails here, not inside a half-made Client
+            _check_transport(address)  # a bad address fails here, not inside a half-made Client
             check_scheduler(address, timeout)
-            client = Client(address.strip(), timeout=timeout, set_as_default=False)
+            with _quiet_dask():
+                client = Client(address.strip(), timeout=timeout, set_as_default=False)
     except (OSError, ValueError, TypeError, RuntimeError) as error:
         where = "start a local Dask cluster" if local is not None else f"reach the Dask scheduler at '{address}'"
-        failure = f"cannot {where}: {_one_line(error)}"
+        # A scheduler that greets and then says nothing more ends in a timeout without a message.
+        failure = f"cannot {where}: {_one_line(error) or f'it did not answer within {timeout:g} s (--dask-timeout)'}"
     if failure is not None:
         if cluster is not None:
             cluster.close()
@@ -207,8 +234,10 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
         # freed only by the cycle collector; its __del__ then waits up to 20 s
         # on that loop. Left to a later collection, this ran on another
         # client's loop thread and stalled it (seen as a hung test). Collect
-        # now, here, with no reference left (the exception is not chained).
-        gc.collect()
+        # now, here, with no reference left (the exception is not chained),
+        # and quietly (Dask warns about the streams it closes then).
+        with _quiet_dask():
+            gc.collect()
         raise ClusterUnavailable(failure)
     # A run ends with one line of its own: Dask's warnings about a lost
     # connection would only repeat it.
@@ -227,6 +256,24 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
             pass
         for logger, level in zip(quiet, levels):
             logger.setLevel(level)
+
+
+def _check_transport(address: str) -> None:
+    """Raises ClusterUnavailable if this installation of Dask cannot use the transport ``address`` names.
+
+    Dask knows ucx:// by name but ships without it (it raises a multi-line
+    FutureWarning, and warns the same on the way).
+    """
+    from distributed.comm import get_address_host
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            get_address_host(address.strip())
+        except (ImportError, Warning) as error:
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise ClusterUnavailable(f"cannot reach the Dask scheduler at '{address}': this installation of Dask "
+                                     f"cannot use its transport ({reason}); use tcp:// or tls://") from None
 
 
 def _tls_configured() -> bool:

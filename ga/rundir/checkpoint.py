@@ -9,7 +9,16 @@ A checkpoint is checked before it is trusted:
 - its run: it records the settings it was made with (every config key that
   decides the results), compared with config.toml on resume;
 - its CSV files: it records their sizes, and the rows it covers must end
-  with its own generation (a stale or copied checkpoint does not).
+  with its own generation (a stale or copied checkpoint does not);
+- its tables: it records the SHA-256 of every weights file the run plays,
+  compared with the files on resume;
+- its values: every number is in the range every reader of the run
+  directory checks (ga.rundir.layout: counts, seconds, fitness), so what a
+  resume writes from it, the tool reads back.
+
+A run records the format of its checkpoints in its manifest
+(``checkpoint_format``): a run that wrote format 2 never accepts a
+checkpoint of format 1 (whose checks are fewer).
 """
 
 from __future__ import annotations
@@ -17,13 +26,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ga.rundir.layout import CHECKPOINT, RunDirError
+from ga.rundir.layout import CHECKPOINT, COUNT, FITNESS, MANIFEST, MAX_BYTES, SECONDS, RunDirError, read_run_file
 from ga.weights import WEIGHT_LIMIT
 
 __all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "checkpoint_text", "read_checkpoint"]
@@ -48,6 +58,7 @@ class Checkpoint:
     elapsed_s: float
     csv_bytes: dict[str, int]
     settings: dict[str, Any] = field(default_factory=dict)  # the config keys that decide the results
+    tables: dict[str, str] = field(default_factory=dict)  # the SHA-256 of each weights file the run plays, by path
 
 
 _ARRAYS = ("population", "hall_of_fame", "champions")
@@ -81,12 +92,18 @@ def checkpoint_text(checkpoint: Checkpoint) -> str:
 
 
 def read_checkpoint(run_dir: Path) -> Checkpoint:
-    """Returns the last checkpoint of a run."""
+    """Returns the last checkpoint of a run, checked (see the module's docstring).
+
+    :raises RunDirError: naming the file and what is wrong with it.
+    """
     path = run_dir / CHECKPOINT
-    if not path.is_file():
-        raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}: the run stopped before its first generation ended; start it again")
+    if not os.path.lexists(path):
+        raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}: the run stopped before its first generation ended, "
+                          f"so there is nothing to resume; remove '{run_dir}' and run evolve again (or give evolve "
+                          "another --out)")
+    text = read_run_file(path)  # a regular file of bounded size, or one line
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text.decode("utf-8"))
         if not isinstance(data, dict):
             raise ValueError("it is not a JSON object")
         if data.get("format") == CHECKPOINT_FORMAT:
@@ -94,7 +111,16 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
             if recorded != _checksum(data):
                 raise RunDirError(f"the checkpoint '{path}' does not match its checksum: it was edited or copied "
                                   "only in part; restore it from a copy of the run, or start the run again")
-        elif data.get("format") != _LEGACY_FORMAT:
+            if not data.get("settings"):
+                raise ValueError("'settings' must record the config keys the run was made with")
+        elif data.get("format") == _LEGACY_FORMAT:
+            written = _written_format(run_dir)
+            if written is not None and written > _LEGACY_FORMAT:
+                raise RunDirError(
+                    f"the checkpoint '{path}' is in the format of earlier versions ({_LEGACY_FORMAT}, without "
+                    f"checksum and settings), but this run writes format {written} ({MANIFEST} says so): it was "
+                    "edited or replaced; restore it from a copy of the run, or start the run again")
+        else:
             raise ValueError("unknown checkpoint format")
         data.pop("format")
         for name in _ARRAYS:
@@ -108,8 +134,16 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
         raise
     except RecursionError:
         raise RunDirError(f"cannot read the checkpoint '{path}': it is nested too deeply to be a checkpoint") from None
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
         raise RunDirError(f"cannot read the checkpoint '{path}': {error}") from error
+
+
+def _written_format(run_dir: Path) -> int | None:
+    """Returns the checkpoint format a run's manifest records (None: a run of an earlier version, or no manifest)."""
+    from ga.rundir.manifest import read_manifest  # the manifest's module writes this module's format
+
+    recorded = read_manifest(run_dir, missing_ok=True).get("checkpoint_format")
+    return recorded if isinstance(recorded, int) else None
 
 
 def _is_int(value: object) -> bool:
@@ -120,24 +154,33 @@ def _is_number(value: object) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)) and bool(np.isfinite(value))
 
 
+def _in(value: object, bounds: tuple[float, float]) -> bool:
+    return _is_number(value) and bounds[0] <= value <= bounds[1]  # type: ignore[operator]
+
+
 def _check_checkpoint(checkpoint: Checkpoint) -> None:
-    """Raises ValueError unless every field has the type and shape the loop needs."""
+    """Raises ValueError unless every field has the type, shape and range the loop and every reader need."""
     c = checkpoint
-    if not _is_int(c.generation) or c.generation < 0:
-        raise ValueError("'generation' must be an integer >= 0")
+    if not _is_int(c.generation) or not _in(c.generation, COUNT):
+        raise ValueError(f"'generation' must be an integer in {_range(COUNT)}")
     if c.population.ndim != 2 or c.population.shape[0] < 2:
         raise ValueError("'population' must be a table of at least 2 individuals")
     size, genes = c.population.shape
-    for name, values, check in (("fitness", c.fitness, _is_number), ("born", c.born, _is_int)):
+    fitness = f"a fitness in {_range(FITNESS)}"
+    born = f"a generation in 0..{c.generation}"
+    for name, values, check, what in (
+            ("fitness", c.fitness, lambda v: _in(v, FITNESS), fitness),
+            ("born", c.born, lambda v: _is_int(v) and 0 <= v <= c.generation, born)):
         if not isinstance(values, list) or len(values) != size or not all(check(v) for v in values):
-            raise ValueError(f"'{name}' must list one value per individual ({size})")
+            raise ValueError(f"'{name}' must list one value per individual ({size}), each {what}")
     members = c.hall_of_fame.shape[0] if c.hall_of_fame.ndim == 2 else -1
     if members < 0 or (members and c.hall_of_fame.shape[1] != genes):
         raise ValueError("'hall_of_fame' must be a table of individuals")
-    for name, values, check in (("hall_of_fame_fitness", c.hall_of_fame_fitness, _is_number),
-                                ("hall_of_fame_born", c.hall_of_fame_born, _is_int)):
+    for name, values, check, what in (
+            ("hall_of_fame_fitness", c.hall_of_fame_fitness, lambda v: _in(v, FITNESS), fitness),
+            ("hall_of_fame_born", c.hall_of_fame_born, lambda v: _is_int(v) and 0 <= v <= c.generation, born)):
         if not isinstance(values, list) or len(values) != members or not all(check(v) for v in values):
-            raise ValueError(f"'{name}' must list one value per hall-of-fame member ({members})")
+            raise ValueError(f"'{name}' must list one value per hall-of-fame member ({members}), each {what}")
     if c.champions.ndim != 2:
         raise ValueError("'champions' must be a table of weights")
     for name in _ARRAYS:
@@ -145,14 +188,21 @@ def _check_checkpoint(checkpoint: Checkpoint) -> None:
             raise ValueError(f"'{name}' must hold finite numbers (found NaN or inf)")
         if getattr(c, name).size and np.abs(getattr(c, name)).max() > WEIGHT_LIMIT:
             raise ValueError(f"'{name}' holds a weight beyond +-{WEIGHT_LIMIT:g}, the range a table can be played in")
-    if not _is_int(c.games_played) or not 0 <= c.games_played < 2**63 or not _is_number(c.elapsed_s) \
-            or c.elapsed_s < 0:
-        raise ValueError("'games_played' and 'elapsed_s' must be numbers >= 0")
+    if not _is_int(c.games_played) or not _in(c.games_played, COUNT):
+        raise ValueError(f"'games_played' must be an integer in {_range(COUNT)}")
+    if not _in(c.elapsed_s, SECONDS):
+        raise ValueError(f"'elapsed_s' must be a number of seconds in {_range(SECONDS)}")
     if not isinstance(c.csv_bytes, dict) or not all(
-        isinstance(k, str) and _is_int(v) and v >= 0 for k, v in c.csv_bytes.items()
+        k in MAX_BYTES and _is_int(v) and 0 <= v <= MAX_BYTES[k] for k, v in c.csv_bytes.items()
     ):
-        raise ValueError("'csv_bytes' must map file names to sizes")
+        raise ValueError("'csv_bytes' must map the run's CSV files to their sizes")
     if not isinstance(c.settings, dict):
         raise ValueError("'settings' must be a table of config keys")
+    if not isinstance(c.tables, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and len(v) == 64 for k, v in c.tables.items()
+    ):
+        raise ValueError("'tables' must map weights files to their SHA-256")
 
 
+def _range(bounds: tuple[float, float]) -> str:
+    return f"{bounds[0]:,g}..{bounds[1]:,g}"

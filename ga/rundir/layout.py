@@ -7,15 +7,19 @@ writers take their names from here.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from engine import SQUARE_NAMES
+from ga.files import FileRefused, file_kind, open_regular, read_regular
 
 __all__ = [
     "BEST", "CHECKPOINT", "CONFIG", "FINAL", "GAMES", "GAME_COLUMNS", "GA_BEST", "GENERATIONS", "HALL_OF_FAME",
-    "LOCK", "MANIFEST", "MAX_COUNT", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE", "RESTARTS", "RUN_FILES",
-    "WRITTEN", "RunDirError", "check_no_links", "check_run_dir", "generation_columns", "restart_dir", "weight_columns",
+    "LOCK", "MANIFEST", "MAX_BYTES", "MAX_COUNT", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE",
+    "RESTARTS", "RUN_FILES", "WRITTEN", "COUNT", "FITNESS", "RATE", "SECONDS", "RunDirError", "check_no_links",
+    "check_run_dir", "file_problem", "generation_columns", "open_run_file", "read_run_file", "restart_dir", "weight_columns",
 ]
 
 CONFIG = "config.toml"
@@ -38,6 +42,13 @@ LOCK = ".lock"  # held by the process writing the run (ga.rundir.lock)
 #: 500,000 games/s), far below where a float64 sum of counts stops being exact.
 MAX_COUNT = 10**15
 
+# The ranges of what a run directory records, the same for every file that holds it and every reader
+# (the CSV files, the manifest, the checkpoint).
+COUNT = (0, MAX_COUNT)  # generations, games, generation numbers
+SECONDS = (0.0, 1e9)  # durations
+RATE = (0.0, 1.0)  # win rates and panel scores
+FITNESS = (-64.0, 64.0)  # a win rate, or a mean disc difference
+
 GAME_COLUMNS = ["generation", "individual", "opponent", "colour", "seed", "disc_diff"]
 
 #: What each file of a run directory holds, in the order they are listed.
@@ -57,6 +68,13 @@ RUN_FILES: dict[str, str] = {
     RESTARTS: "the refinement's restarts: one run directory each ([refine])",
     CHECKPOINT: "the state to resume from",
     PLOTS: "figures (othello-ga plot)",
+}
+
+#: The most bytes each file of a run directory holds when it is read back: far above what any run writes
+#: (a checkpoint of a million individuals is about 1.4 GiB), and a bound on what a damaged or hostile file costs.
+MAX_BYTES: dict[str, int] = {
+    CONFIG: 16 * 2**20, MANIFEST: 16 * 2**20, CHECKPOINT: 4 * 2**30, REFINE_STATE: 2**30,
+    GENERATIONS: 2**30, REFINE_CSV: 2**30, GAMES: 64 * 2**30,
 }
 
 #: Files only some runs have (final.csv: with a final tournament; the refinement's: with [refine]).
@@ -91,18 +109,74 @@ WRITTEN = (CONFIG, MANIFEST, GENERATIONS, GAMES, POPULATION, BEST, MEAN, HALL_OF
 
 
 def check_no_links(run_dir: Path, names: Sequence[str] = WRITTEN) -> None:
-    """Raises RunDirError if any of ``names`` in ``run_dir`` is a symbolic link.
+    """Raises RunDirError if any of ``names`` in ``run_dir`` is a link or not a plain file or folder.
 
     Inside a run directory the tool writes only plain files and folders: a
     run directory that travelled (unzipped, copied, downloaded) with a link
     where the tool would write could make it append to, truncate or replace
-    a file outside the run. It is refused before anything is written.
+    a file outside the run: a symbolic link, or a hard link (a file with a
+    second name elsewhere, which an append or a truncation changes too). A
+    FIFO, socket or device in a file's place would be waited on or written
+    into. Each is refused before anything is written.
     """
     for name in names:
         path = Path(run_dir) / name
-        if path.is_symlink():
-            raise RunDirError(f"'{path}' is a symbolic link; a run directory holds plain files only (the tool "
-                              "would write through it): replace the link with the file it points to, or remove it")
+        problem = file_problem(path)
+        if problem:
+            raise RunDirError(f"'{path}' {problem}")
+
+
+def file_problem(path: Path) -> str:
+    """Returns why the tool must not write the run file at ``path`` ("" if it may: missing, a plain file or folder).
+
+    The text completes a sentence that starts with the path.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        return f"cannot be examined ({error.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return ("is a symbolic link; a run directory holds plain files only (the tool would write through it): "
+                "replace the link with the file it points to, or remove it")
+    if stat.S_ISDIR(info.st_mode):
+        return ""
+    if not stat.S_ISREG(info.st_mode):
+        return (f"is not a regular file ({file_kind(info.st_mode)}); a run directory holds plain files only: "
+                "remove it, or restore the run from a copy")
+    if info.st_nlink > 1:
+        return (f"is a hard link (the file has {info.st_nlink} names; the tool would change the others too): "
+                "make it a file of its own (copy it, then move the copy over it), or remove it")
+    return ""
+
+
+def open_run_file(path: Path) -> BinaryIO:
+    """Opens one of a run directory's files for reading: a regular file of at most its :data:`MAX_BYTES`.
+
+    :raises RunDirError: naming the file and what it is instead (a FIFO, a device, too large, missing).
+    """
+    try:
+        return open_regular(path, MAX_BYTES[path.name])
+    except OSError as error:
+        raise _unreadable(path, error) from None
+
+
+def read_run_file(path: Path) -> bytes:
+    """Returns the bytes of one of a run directory's files (see :func:`open_run_file`)."""
+    try:
+        return read_regular(path, MAX_BYTES[path.name])
+    except OSError as error:
+        raise _unreadable(path, error) from None
+
+
+def _unreadable(path: Path, error: OSError) -> RunDirError:
+    if isinstance(error, FileRefused):
+        return RunDirError(f"cannot read '{path}': it {error.problem}; a run directory holds the regular files the "
+                           "tool wrote: restore it from a copy of the run")
+    if isinstance(error, FileNotFoundError):
+        return RunDirError(f"'{path}' does not exist; the run directory is damaged or not a run")
+    return RunDirError(f"cannot read '{path}': {error.strerror or error}")
 
 
 def restart_dir(run_dir: Path, restart: int) -> Path:

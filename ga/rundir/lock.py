@@ -20,11 +20,12 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 import time
 from pathlib import Path
 from types import TracebackType
 
-from ga.rundir.layout import LOCK, RunDirError
+from ga.rundir.layout import LOCK, RunDirError, file_problem
 
 __all__ = ["RunLock", "RunLocked", "RunReplaced", "check_held", "holder"]
 
@@ -60,11 +61,20 @@ class RunLock:
             by something that is not a regular file).
         """
         path = self.run_dir / LOCK
+        problem = file_problem(path)  # a link or a FIFO would be written through or waited on
+        if problem:
+            raise RunDirError(f"cannot lock the run directory '{self.run_dir}': '{path}' {problem}")
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            # Not blocking: a FIFO put there since it was checked is refused below, not waited on.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666)
         except OSError as error:
             raise RunDirError(f"cannot lock the run directory '{self.run_dir}': {error.strerror or error} "
                               f"('{path}')") from error
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode) or opened.st_nlink != 1:
+            os.close(fd)
+            raise RunDirError(f"cannot lock the run directory '{self.run_dir}': '{path}' "
+                              f"{file_problem(path) or 'changed while it was opened'}")
         deadline = time.monotonic() + _RETRY_S
         while True:
             try:
@@ -139,6 +149,8 @@ def holder(run_dir: Path) -> int | None:
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # not a lock file the tool made: nobody holds it
+            return None
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import platform
 import sys
 import time
@@ -12,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ga.files import atomic_write
-from ga.rundir.layout import MANIFEST, MAX_COUNT, RunDirError
+from ga.rundir.checkpoint import CHECKPOINT_FORMAT
+from ga.rundir.layout import COUNT, MANIFEST, SECONDS, RunDirError, read_run_file
 
 __all__ = ["FIELDS", "STATUSES", "command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
 
@@ -69,6 +71,7 @@ def new_manifest(experiment: str, seed: int, generations: int) -> dict[str, Any]
         "status": "running",
         "command": command_line(),
         "versions": versions(),
+        "checkpoint_format": CHECKPOINT_FORMAT,  # a checkpoint of an earlier format is then never accepted
     }
 
 
@@ -83,14 +86,15 @@ def read_manifest(run_dir: Path, *, missing_ok: bool = False) -> dict[str, Any]:
     :raises RunDirError: if it is missing (unless ``missing_ok``), unreadable or not a JSON object.
     """
     path = run_dir / MANIFEST
-    if missing_ok and not path.is_file():
+    if missing_ok and not os.path.lexists(path):
         return {}
+    data = read_run_file(path)  # a regular file of bounded size, or one line
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(data.decode("utf-8"))
     except RecursionError:
         raise RunDirError(f"cannot read '{path}': it is nested too deeply to be a manifest; "
                           "the run directory is damaged") from None
-    except (OSError, ValueError) as error:  # ValueError covers JSON and UTF-8 errors
+    except ValueError as error:  # JSON and UTF-8 errors
         raise RunDirError(f"cannot read '{path}': {error}") from error
     if not isinstance(manifest, dict):
         raise RunDirError(f"'{path}' is not a JSON object; the run directory is damaged")
@@ -104,16 +108,14 @@ def read_manifest(run_dir: Path, *, missing_ok: bool = False) -> dict[str, Any]:
 
 #: The states a run can be in, as its manifest says.
 STATUSES = ("running", "interrupted", "refining", "finished", "failed")
-_COUNT = (0, MAX_COUNT)  # generations, games
-_SECONDS = (0.0, 1e9)
 #: What each field of a manifest may hold (a kind and, for numbers, the range).
 FIELDS: dict[str, tuple[Any, ...]] = {
     "experiment": ("text",), "seed": ("int", 0, 2**64 - 1), "command": ("command",), "versions": ("versions",),
-    "generations_planned": ("int", *_COUNT), "generations_done": ("int", *_COUNT), "games_played": ("int", *_COUNT),
-    "final_games": ("int", *_COUNT), "refine_generations": ("int", *_COUNT), "refine_games": ("int", *_COUNT),
+    "generations_planned": ("int", *COUNT), "generations_done": ("int", *COUNT), "games_played": ("int", *COUNT),
+    "final_games": ("int", *COUNT), "refine_generations": ("int", *COUNT), "refine_games": ("int", *COUNT),
     "started": ("time",), "finished": ("time",), "status": ("status",), "error": ("text",),
-    "wall_s": ("number", *_SECONDS), "final_s": ("number", *_SECONDS), "restarts_s": ("number", *_SECONDS),
-    "refine_s": ("number", *_SECONDS),
+    "wall_s": ("number", *SECONDS), "final_s": ("number", *SECONDS), "restarts_s": ("number", *SECONDS),
+    "refine_s": ("number", *SECONDS), "checkpoint_format": ("int", 1, CHECKPOINT_FORMAT), "resumes": ("int", *COUNT),
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import tomllib
@@ -12,13 +13,28 @@ from typing import TYPE_CHECKING, Any
 
 from ga.config import Config, load_config
 from ga.rundir.layout import (
-    CONFIG, GAMES, GENERATIONS, MAX_COUNT, REFINE_CSV, REFINE_STATE, RunDirError, check_run_dir,
+    CONFIG, COUNT, FITNESS, GAMES, GENERATIONS, RATE, REFINE_CSV, REFINE_STATE, SECONDS, RunDirError, check_run_dir,
+    read_run_file,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMNS", "REQUIRED", "experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings", "writes_games"]
+__all__ = ["COLUMNS", "REQUIRED", "printable", "experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings", "writes_games"]
+
+
+def printable(text: str) -> str:
+    """Returns text read from a run directory as it may be printed: control characters escaped.
+
+    A run directory is untrusted: an experiment name, a description or a
+    recorded command holding terminal escape sequences would otherwise retitle
+    or clear the terminal that shows it.
+
+    >>> printable("a\x1b]0;x\x07b\u202e")
+    'a\\x1b]0;x\\x07b\\u202e'
+    """
+    return "".join(char if char.isprintable() or char == " " else char.encode("unicode_escape").decode("ascii")
+                   for char in text)
 
 
 def read_config(run_dir: Path) -> Config:
@@ -28,27 +44,28 @@ def read_config(run_dir: Path) -> Config:
     :raises ConfigError: if config.toml is not a valid config.
     """
     path = check_run_dir(run_dir)
-    if not (path / CONFIG).is_file():
+    if not os.path.lexists(path / CONFIG):
         raise RunDirError(f"'{run_dir}' has no {CONFIG}; the run directory is damaged")
     return load_config(path / CONFIG, run_file=True)
 
 
 #: What each column of a run's CSV files may hold: (column or prefix*, kind, low, high).
-#: "int" and "number" must be present; "rate" is a number or empty (no games of that kind).
+#: "int" and "number" must be present; "rate" is a number or empty (no games of that kind). The ranges are
+#: the run directory's own (ga.rundir.layout), shared with the manifest and the checkpoint.
 COLUMNS: dict[str, tuple[tuple[str, str, float, float], ...]] = {
     GENERATIONS: (
-        ("generation", "int", 0, MAX_COUNT), ("games", "int", 0, MAX_COUNT), ("wins", "int", 0, MAX_COUNT),
-        ("draws", "int", 0, MAX_COUNT), ("losses", "int", 0, MAX_COUNT), ("win_rate", "rate", 0, 1),
-        ("win_rate_vs_*", "rate", 0, 1), ("fitness_std", "rate", 0, 128), ("fitness_*", "rate", -64, 64),
-        ("best_fitness", "rate", -64, 64), ("diversity", "rate", 0, 1e6), ("*_s", "rate", 0, 1e9),
+        ("generation", "int", *COUNT), ("games", "int", *COUNT), ("wins", "int", *COUNT),
+        ("draws", "int", *COUNT), ("losses", "int", *COUNT), ("win_rate", "number", *RATE),
+        ("win_rate_vs_*", "rate", *RATE), ("fitness_std", "rate", 0, 2 * FITNESS[1]), ("fitness_*", "rate", *FITNESS),
+        ("best_fitness", "rate", *FITNESS), ("diversity", "rate", 0, 1e6), ("*_s", "rate", *SECONDS),
     ),
     GAMES: (
-        ("generation", "int", 0, MAX_COUNT), ("individual", "int", 0, MAX_COUNT), ("colour", "colour", 0, 0),
+        ("generation", "int", *COUNT), ("individual", "int", *COUNT), ("colour", "colour", 0, 0),
         ("seed", "int", 0, 2**64 - 1), ("disc_diff", "int", -64, 64),
     ),
     REFINE_CSV: (
-        ("generation", "int", 0, MAX_COUNT), ("games", "int", 0, MAX_COUNT), ("score_*", "rate", 0, 1),
-        ("best_*", "rate", 0, 1), ("sigma", "number", 0, 1e6), ("*_s", "rate", 0, 1e9),
+        ("generation", "int", *COUNT), ("games", "int", *COUNT), ("score_*", "rate", *RATE),
+        ("best_*", "rate", *RATE), ("sigma", "number", 0, 1e6), ("*_s", "rate", *SECONDS),
         ("centroid_*", "number", -1e6, 1e6),
     ),
 }
@@ -62,8 +79,13 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }
 
 
-def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
+def read_table(run_dir: str | os.PathLike[str], name: str, size: int | None = None) -> pd.DataFrame:
     """Returns one of a run's CSV files, every value checked against :data:`COLUMNS`.
+
+    Rows come in the order of their generations: one row per generation 0, 1,
+    2, ... in generations.csv and refine.csv, and games.csv's games by
+    generation. ``size`` reads only the file's first ``size`` bytes (the rows
+    a checkpoint covers).
 
     :raises RunDirError: naming the file, and the column, row and value that are wrong.
     """
@@ -71,25 +93,25 @@ def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
 
     path = Path(run_dir) / name
     damaged = "the file is damaged (restore it, or run the experiment again)"
+    data = read_run_file(path)  # a regular file of bounded size, or one line naming what it is
+    if size is not None:
+        data = data[:size]
     try:
         with warnings.catch_warnings():
-            # index_col=False: a row with a field too many is an error, not a shift of every column
+            # index_col=False: a row with a field too many is an error, not a shift of every column.
+            # Only an empty field is missing: the tool never writes "nan", so a "nan" is damage, not a gap.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            table = pd.read_csv(path, index_col=False)
+            table = pd.read_csv(io.BytesIO(data), index_col=False, keep_default_na=False, na_values=[""])
     except pd.errors.ParserWarning:
         raise RunDirError(f"'{path}': a row has more fields than the header; {damaged}") from None
-    except FileNotFoundError:
-        raise RunDirError(f"'{path}' does not exist; is '{run_dir}' a run directory?") from None
     except UnicodeDecodeError:
         raise RunDirError(f"'{path}' is not text (UTF-8); {damaged}") from None
     except pd.errors.EmptyDataError:
         raise RunDirError(f"'{path}' is empty; {damaged}") from None
     except pd.errors.ParserError as error:
         raise RunDirError(f"'{path}': {str(error).strip().splitlines()[-1]}; {damaged}") from None
-    except OSError as error:
-        raise RunDirError(f"cannot read '{path}': {error.strerror or error}") from None
     if len(table.columns) and table[table.columns[-1]].isna().any():  # a short row, or an empty last field
-        short = _first_short_row(path, len(table.columns))
+        short = _first_short_row(data, len(table.columns))
         if short:
             raise RunDirError(f"'{path}': line {short} has fewer fields than the header; {damaged}")
     missing = [column for column in REQUIRED.get(name, ()) if column not in table.columns]
@@ -101,16 +123,38 @@ def read_table(run_dir: str | os.PathLike[str], name: str) -> pd.DataFrame:
             problem = _column_problem(table[column], *rule[1:])
             if problem:
                 raise RunDirError(f"'{path}': column '{column}', {problem}; {damaged}")
+    problem = _order_problem(name, table)
+    if problem:
+        raise RunDirError(f"'{path}': column 'generation', {problem}; {damaged}")
     return table
 
 
-def _first_short_row(path: Path, fields: int) -> int:
-    """Returns the line number of the first row of a CSV file with fewer than ``fields`` fields (0 if none)."""
-    with path.open(newline="", encoding="utf-8") as file:
-        reader = csv.reader(file)
-        for row in reader:
-            if 0 < len(row) < fields:
-                return reader.line_num
+def _order_problem(name: str, table: pd.DataFrame) -> str:
+    """Returns the first row out of generation order ("" if none): generations.csv and refine.csv hold one row
+    per generation 0, 1, 2, ...; games.csv holds a generation's games after the previous generation's."""
+    import numpy as np
+
+    if name not in (GENERATIONS, REFINE_CSV, GAMES) or "generation" not in table.columns:
+        return ""
+    generations = table["generation"].to_numpy(dtype=np.float64)
+    if name == GAMES:
+        wrong = np.flatnonzero(np.diff(generations) < 0) + 1
+        what = "after a later generation's games"
+    else:
+        wrong = np.flatnonzero(generations != np.arange(len(generations)))
+        what = "where generation {expected} belongs (one row per generation, from 0)"
+    if not wrong.size:
+        return ""
+    row = int(wrong[0])
+    return f"line {row + 2}: generation {int(generations[row])} " + what.format(expected=row)
+
+
+def _first_short_row(data: bytes, fields: int) -> int:
+    """Returns the line number of the first row of CSV text with fewer than ``fields`` fields (0 if none)."""
+    reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
+    for row in reader:
+        if 0 < len(row) < fields:
+            return reader.line_num
     return 0
 
 
@@ -156,9 +200,9 @@ def _column_problem(values: pd.Series, kind: str, low: float, high: float) -> st
     return f"line {row + 2}: {shown[:40]} is not {what}"
 
 
-def read_records(run_dir: Path, name: str) -> list[dict[str, Any]]:
+def read_records(run_dir: Path, name: str, size: int | None = None) -> list[dict[str, Any]]:
     """Returns the rows of a run's per-generation CSV file as dicts, checked (see :func:`read_table`)."""
-    return read_table(run_dir, name).to_dict("records")
+    return read_table(run_dir, name, size).to_dict("records")
 
 
 def read_generations(run_dir: str | os.PathLike[str]) -> pd.DataFrame:
@@ -199,24 +243,40 @@ def writes_games(run_dir: Path) -> bool:
 def read_refine_state(run_dir: Path) -> dict[str, Any] | None:
     """Returns the refinement's saved state (refine_state.json), or None if it has none.
 
-    :raises RunDirError: if the file is unreadable or not a JSON object.
+    :raises RunDirError: if the file is unreadable or not the state of a refinement.
     """
     path = Path(run_dir) / REFINE_STATE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
+    data = read_run_file(path)
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+        state = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise RunDirError(f"cannot read '{path}': it is nested too deeply to be a refinement's state") from None
+    except ValueError as error:
         raise RunDirError(f"cannot read '{path}': {error}") from error
-    if not isinstance(state, dict):
-        raise RunDirError(f"'{path}' is not a JSON object; the run directory is damaged")
+    shape = {"generation": int, "start": list, "strategy": dict, "rows": list}
+    if not isinstance(state, dict) or any(not isinstance(state.get(key), kind) or isinstance(state.get(key), bool)
+                                          for key, kind in shape.items()) \
+            or [row.get("generation") if isinstance(row, dict) else None for row in state["rows"]] \
+            != list(range(state["generation"] + 1)):
+        raise RunDirError(f"'{path}' is not a refinement's state (generation, start, strategy, and one row per "
+                          "generation from 0); the run directory is damaged: restore it, or remove the file to "
+                          "refine again")
     return state
 
 
 def run_settings(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """Returns a run's config.toml as plain tables, or ``{}`` if it cannot be read (for figures' notes)."""
-    try:
-        data = tomllib.loads((Path(run_dir) / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+    """Returns a run's config.toml as plain tables, or ``{}`` if it has none or it is not TOML (for figures' notes).
+
+    :raises RunDirError: if config.toml is there but is not a regular file of a config's size (a FIFO, a device).
+    """
+    path = Path(run_dir) / CONFIG
+    if not os.path.lexists(path):
         return {}
-    return data if isinstance(data, dict) else {}
+    data = read_run_file(path)
+    try:
+        settings = tomllib.loads(data.decode("utf-8").removeprefix("\ufeff"))
+    except (ValueError, RecursionError):
+        return {}
+    return settings if isinstance(settings, dict) else {}

@@ -7,6 +7,7 @@ and otherwise a built-in table name.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.fl
     if source and path.is_dir():
         run_dir = check_run_dir(path)
         table_path = run_dir / _RUN_TABLES[which]
-        if not table_path.is_file():
+        if not os.path.lexists(table_path):
             raise RunDirError(
                 f"run '{source}' has no {table_path.name} "
                 + ("(it has no [refine] stage, or has not finished it); use --which best"
@@ -103,7 +104,7 @@ def run_player(run_dir: Path, which: str = "best", *, one_ply: bool = False) -> 
     """
     config = read_config(run_dir)
     table = run_dir / _RUN_TABLES[which]
-    if not table.is_file():
+    if not os.path.lexists(table):
         raise RunDirError(f"run '{run_dir}' has no {table.name} (it stopped before writing it); resume the run first")
     spec = parse_spec(config.fitness.player)
     head = "wpc:1" if one_ply or spec.kind != "alphabeta" and spec.depth == 1 else str(spec)

@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from ga.config import Config, config_to_toml
-from ga.files import atomic_write
+from ga.files import atomic_write, file_kind
 from ga.rundir.checkpoint import Checkpoint, checkpoint_text
 from ga.rundir.layout import (
     BEST, CHECKPOINT, CONFIG, FINAL, GA_BEST, GAME_COLUMNS, GAMES, GENERATIONS, HALL_OF_FAME, LOCK, MEAN, POPULATION,
-    REFINE_CSV, REFINE_STATE, RunDirError, weight_columns,
+    REFINE_CSV, REFINE_STATE, RunDirError, open_run_file, weight_columns,
 )
 from ga.rundir.lock import check_held
 from ga.rundir.manifest import write_manifest
@@ -96,7 +96,10 @@ class RunWriter:
                 pass
             raise RunDirError(f"output directory '{run_dir}' is a link that loops back on itself; "
                               "remove the link or choose another output directory")
-        if run_dir.exists() and (not run_dir.is_dir() or any(entry.name != LOCK for entry in run_dir.iterdir())):
+        if run_dir.exists() and not run_dir.is_dir():
+            raise RunDirError(f"output directory '{run_dir}' already exists and is not a directory "
+                              f"({file_kind(run_dir.stat().st_mode)}); choose another output directory")
+        if run_dir.exists() and any(entry.name != LOCK for entry in run_dir.iterdir()):
             raise RunDirError(f"output directory '{run_dir}' already exists and is not empty; "
                               "choose another output directory or remove it")
         try:
@@ -129,10 +132,7 @@ class RunWriter:
         if sorted(checkpoint.csv_bytes) != sorted(expected):
             raise RunDirError(f"the checkpoint of '{run_dir}' does not list {', '.join(expected)}; the run directory is damaged")
         for name, size in checkpoint.csv_bytes.items():  # check all before changing any
-            path = run_dir / name
-            if not path.is_file() or path.stat().st_size < size:
-                raise RunDirError(f"'{path}' is shorter than its checkpoint says; the run directory is damaged")
-            _check_covered_rows(path, size, checkpoint.generation, rows=name == GENERATIONS)
+            _check_covered_rows(run_dir / name, size, checkpoint.generation, rows=name == GENERATIONS)
         for name, size in checkpoint.csv_bytes.items():
             with open(run_dir / name, "r+b") as handle:
                 handle.truncate(size)
@@ -151,11 +151,14 @@ class RunWriter:
             self._append(GAMES, games.csv_text())
 
     def _append(self, name: str, text: str) -> None:
-        handle = self._appending.get(name)
-        if handle is None:
-            handle = self._appending[name] = open(self.run_dir / name, "ab")
-        handle.write(text.encode("utf-8"))
-        handle.flush()  # the rows are in the file before the checkpoint that counts them
+        try:
+            handle = self._appending.get(name)
+            if handle is None:
+                handle = self._appending[name] = open(self.run_dir / name, "ab")
+            handle.write(text.encode("utf-8"))
+            handle.flush()  # the rows are in the file before the checkpoint that counts them
+        except OSError as error:  # a full disk, a file size limit: a write's error names no file
+            raise OSError(error.errno, error.strerror, str(self.run_dir / name)) from None
 
     def close(self) -> None:
         """Closes the CSV files kept open for appending."""
@@ -247,7 +250,9 @@ def _check_covered_rows(path: Path, size: int, generation: int, rows: bool) -> N
     generation up to it. A stale checkpoint, or one copied from another run,
     fails here before anything is changed.
     """
-    with open(path, "rb") as handle:
+    with open_run_file(path) as handle:  # a regular file (never a FIFO's wait), or one line
+        if os.fstat(handle.fileno()).st_size < size:
+            raise RunDirError(f"'{path}' is shorter than its checkpoint says; the run directory is damaged")
         if rows:
             covered = handle.read(size)
         else:  # games.csv can be large: its last row is enough
