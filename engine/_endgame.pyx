@@ -479,9 +479,10 @@ cdef int nws_deep(Solver* s, uint64_t P, uint64_t O, int alpha, int n, int parit
 
 
 cdef int pvs_shallow(Solver* s, uint64_t P, uint64_t O, int alpha, int beta, int n, int parity) noexcept nogil:
-    """Returns the value of (P, O) in the window (alpha, beta), ``n`` <= SHALLOW: a plain fail-soft search."""
-    cdef uint64_t empty = ~(P | O), todo, flips, bit
-    cdef int x, value, best = -INF, round
+    """Returns the value of (P, O) in the window (alpha, beta), ``n`` <= SHALLOW: the first move with the window,
+    the others with a null window first (parity order, no table)."""
+    cdef uint64_t empty = ~(P | O), todo, flips, bit, cP, cO
+    cdef int x, value, best = -INF, round, child_parity
     if beta - alpha <= 1:
         return nws(s, P, O, alpha, n, parity)
     s.nodes += 1
@@ -496,7 +497,13 @@ cdef int pvs_shallow(Solver* s, uint64_t P, uint64_t O, int alpha, int beta, int
             if not flips:
                 continue
             bit = (<uint64_t>1) << x
-            value = -pvs_shallow(s, O ^ flips, P ^ flips ^ bit, -beta, -alpha, n - 1, parity ^ QUADRANT_OF[x])
+            cP, cO, child_parity = O ^ flips, P ^ flips ^ bit, parity ^ QUADRANT_OF[x]
+            if best == -INF:
+                value = -pvs_shallow(s, cP, cO, -beta, -alpha, n - 1, child_parity)
+            else:
+                value = -nws(s, cP, cO, -alpha - 1, n - 1, child_parity)
+                if alpha < value < beta:
+                    value = -pvs_shallow(s, cP, cO, -beta, -value + 1, n - 1, child_parity)
             if value > best:
                 best = value
                 if value > alpha:
@@ -544,8 +551,8 @@ cdef int pvs(Solver* s, uint64_t P, uint64_t O, int alpha, int beta, int n, int 
             value = -pvs(s, cP, cO, -beta, -alpha, n - 1, parity ^ QUADRANT_OF[moves[i].square])
         else:
             value = -nws(s, cP, cO, -alpha - 1, n - 1, parity ^ QUADRANT_OF[moves[i].square])
-            if alpha < value < beta:
-                value = -pvs(s, cP, cO, -beta, -alpha, n - 1, parity ^ QUADRANT_OF[moves[i].square])
+            if alpha < value < beta:  # at least value: searched again from the bound the test proved
+                value = -pvs(s, cP, cO, -beta, -value + 1, n - 1, parity ^ QUADRANT_OF[moves[i].square])
         if value > best:
             best = value
             best_square = moves[i].square

@@ -33,9 +33,11 @@ DEF WIN_SCALE = 1e6
 # Relative difference below which two move scores are a tie: relative to the larger of the best score and the
 # table's scale (its largest weight), so that any positive scaling of a table ties, and plays, the same moves.
 DEF TIE_TOLERANCE = 1e-9
-# A player solving from more empty squares than this gets an endgame table of 2**ENDGAME_TABLE_BITS slots.
+# A player solving from more empty squares than this gets an endgame table of 2**(end + 2) slots, at
+# most 2**ENDGAME_TABLE_BITS: a game zeroes it once, which cost more than the search at 8 empty squares
+# when every player's table had 2**16 slots (callgrind).
 DEF ENDGAME_TABLE_FROM = 7
-DEF ENDGAME_TABLE_BITS = 16
+DEF ENDGAME_TABLE_BITS = 20
 
 # The kinds come from engine/kinds.py, the one table of them (its codes are PlayerKind's values).
 #: The PlayerKind enum's values by kind name, for the test that keeps engine/kinds.py and the enum equal.
@@ -693,10 +695,11 @@ cdef void init_solver(Solver* solver, int end) noexcept nogil:
     solver.nodes = 0
     solver.mask = 0
     solver.table = NULL
+    cdef int bits = min(end + 2, ENDGAME_TABLE_BITS)
     if end > ENDGAME_TABLE_FROM:
-        solver.table = new_table(ENDGAME_TABLE_BITS)
+        solver.table = new_table(bits)
         if solver.table != NULL:
-            solver.mask = ((<uint64_t>1) << ENDGAME_TABLE_BITS) - 1
+            solver.mask = ((<uint64_t>1) << bits) - 1
 
 
 cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_move,
