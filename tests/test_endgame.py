@@ -352,3 +352,34 @@ def test_the_first_ffo_positions_are_solved_as_published(number: int) -> None:
 @pytest.mark.parametrize("number", range(22, 45))
 def test_ffo_positions_22_to_44_are_solved_as_published(number: int) -> None:
     check_ffo(ffo_rows(number, number)[0], Endgame(21))
+
+
+def test_a_configs_player_solves_its_endgame_and_its_games_show_it(tmp_path: Path) -> None:
+    from ga.config import ConfigError, config_from_dict
+    from ga.evolution.fitness import player_args
+    from ga.evolution.run import evolve
+    from ga.games.executor import Batch, play
+    from ga.games.plan import GamePlan
+
+    def config(player: str) -> dict:
+        return {"experiment": {"name": "endgame", "seed": 3, "generations": 2},
+                "population": {"size": 6, "parents": 2},
+                "fitness": {"player": player, "opponents": ["random"], "games_per_opponent": 4},
+                "compute": {"workers": 1}}
+
+    solving = config_from_dict(config("alphabeta:1,end=10"))
+    assert player_args(solving) == ("alphabeta", 1, 0.0, 40, 10)
+    with pytest.raises(ConfigError, match="end=N is the one option"):
+        config_from_dict(config("alphabeta:1,eps=0.1"))
+    # The batch's table player is the spec's: the same disc differences as a Player with end=10.
+    tables = np.array([TABLES["lr06"]])
+    plan = GamePlan(individual=np.zeros(20, np.int32), opponent=np.zeros(20, np.int32),
+                    member=np.full(20, -1, np.int32), seeds=np.arange(20, dtype=np.uint64),
+                    colours=(np.arange(20) % 2).astype(np.uint8))
+    diffs = play(Batch(player_args(solving), tables, ["random"], plan))
+    me = Player("alphabeta", 1, TABLES["lr06"], end=10)
+    assert diffs.tolist() == search_match(me, Player("random"), np.arange(20, dtype=np.uint64))[0].tolist()
+    assert diffs.tolist() != search_match(Player("alphabeta", 1, TABLES["lr06"]), Player("random"),
+                                          np.arange(20, dtype=np.uint64))[0].tolist()
+    result = evolve(solving, out=tmp_path / "run")
+    assert "end=10" in (Path(result.run_dir) / "config.toml").read_text()
