@@ -15,6 +15,7 @@ cdef extern from "bitops.h" nogil:
     const uint64_t START_BLACK      # d5, e4
     const uint64_t START_WHITE      # d4, e5
     int bit_count(uint64_t x)       # population count
+    int bit_count_difference(uint64_t a, uint64_t b)  # bit_count(a) - bit_count(b), one pass
     int first_bit(uint64_t x)       # index of the lowest set bit, x != 0
     int last_bit(uint64_t x)        # index of the highest set bit, x != 0
     uint64_t LINES[64][8]           # rays from each square, see bitops.h

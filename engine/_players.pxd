@@ -3,6 +3,7 @@
 from libc.stdint cimport uint64_t
 
 from engine._endgame cimport Solver
+from engine._features cimport N_FEATURES
 
 cdef enum PlayerKind:
     KIND_RANDOM = 0
@@ -25,6 +26,9 @@ cdef struct PlayerC:
     bint unit_weights   # every weight is 1 (nhand): sums are disc counts, taken by popcount
     double tie_scale    # the largest weight's magnitude (1 without a table): ties are relative to it
     double weights[2][64]      # per-square weights, index = square
+    int n_features      # evaluation features beside the squares (0: the squares alone)
+    unsigned feature_mask  # bit f set for each Feature f weighed
+    double feature_weights[2][N_FEATURES]  # per table and Feature: its weight (0 for one not weighed)
     double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
     unsigned char order[2][64]   # the squares by weight in table t, highest first: the search's move order
     uint64_t place_bits[2][8][256]  # alpha-beta players only: the places (1 << place) of rank r's squares in byte b

@@ -17,6 +17,9 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from engine._endgame cimport EndEntry, Solver, new_table, solve_best_moves
+from engine._features cimport (
+    CORNER_C, CORNER_X, FRONTIER, MOBILITY, N_FEATURES, PARITY, STABILITY, feature_sum, feature_value,
+)
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
     mixed_pair_on_rank, rank_sums_difference, rank_sums_total,
@@ -46,6 +49,9 @@ ENUM_CODES = {"random": KIND_RANDOM, "nhand": KIND_WPC, "nhand_custom": KIND_WPC
 KINDS = {name: kind.code for name, kind in _KIND_TABLE.items() if kind.code is not None}
 KINDS.update({alias: KINDS[name] for alias, name in ALIASES.items()})
 WEIGHTED_KINDS = tuple(name for name in KINDS if _KIND_TABLE[canonical(name)].table)
+#: The Feature enum's values by feature name (engine/evaluation.py names them for users; a test keeps both equal).
+FEATURE_CODES = {"mobility": MOBILITY, "frontier": FRONTIER, "stability": STABILITY, "parity": PARITY,
+                 "corner_x": CORNER_X, "corner_c": CORNER_C}
 
 init_lines()
 
@@ -86,12 +92,15 @@ cdef inline double table_sum(const PlayerC* pc, int table, uint64_t discs) noexc
 
 
 cdef inline double evaluate(const PlayerC* pc, uint64_t me, uint64_t them) noexcept nogil:
-    """Returns the weighted score of my discs minus the opponent's."""
+    """Returns the weighted score of my discs minus the opponent's, and the features' terms."""
     cdef int table = 0
     if pc.unit_weights:  # the same exact integers as the byte sums
         return <double>bit_count(me) - <double>bit_count(them)
     if pc.n_tables == 2 and bit_count(me | them) - 4 >= pc.phase_move:
         table = 1
+    if pc.n_features:
+        return (rank_sums_difference(&pc.rank_sums[table][0][0], me, them)
+                + feature_sum(pc.feature_weights[table], pc.feature_mask, me, them))
     return rank_sums_difference(&pc.rank_sums[table][0][0], me, them)
 
 
@@ -145,6 +154,8 @@ cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bin
         # The children have one more disc: they may fall in the next phase.
         table = 1 if bit_count(P | O) + 1 - 4 >= pc.phase_move else 0
         same_table = table == table_of(pc, P | O)
+    # A child's score is the parent's plus its move's gain only for the squares alone: features are not sums.
+    same_table = same_table and pc.n_features == 0
     if plies == 1 and same_table:
         total = all_moves_gain(pc, table, P, O, moves) / bit_count(moves)
         return score + total if me_to_move else score - total
@@ -287,6 +298,27 @@ cdef int best_gain_move(const PlayerC* pc, int table, uint64_t P, uint64_t O, ui
     return choice
 
 
+cdef int best_child_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves) noexcept nogil:
+    """Returns the move of ``moves`` whose child the whole evaluation likes best for P (the first such in square order).
+
+    :func:`best_gain_move` for a player with features: a move's gain on the
+    squares says little of its mobility or frontier, so each child is evaluated.
+    """
+    cdef int square, choice = -1
+    cdef uint64_t flips, bit
+    cdef double value, top = -INFINITY
+    while moves:
+        square = first_bit(moves)
+        bit = moves & (<uint64_t>0 - moves)
+        moves ^= bit
+        flips = get_flips(square, P, O)
+        value = -evaluate(pc, O ^ flips, P ^ flips ^ bit)
+        if value > top:
+            top = value
+            choice = square
+    return choice
+
+
 cdef struct Search:
     const PlayerC* pc
     Entry* table        # a transposition table, NULL for none
@@ -387,7 +419,7 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
         # No move from the table where a good first move pays most: a node with a subtree deep enough to
         # repay a pass over its moves, or one whose value must be exact (an open window). There the move
         # a one-ply look likes best goes first (fewer positions than the killer or the weight order first).
-        hint = best_gain_move(pc, table, P, O, moves)
+        hint = best_child_move(pc, P, O, moves) if pc.n_features else best_gain_move(pc, table, P, O, moves)
     i = -2
     while moves:
         if i == -2:
@@ -703,8 +735,8 @@ cdef void init_solver(Solver* solver, int end) noexcept nogil:
 
 
 cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_move,
-                      const double* weights, int n_tables, int end) noexcept nogil:
-    """Sets up a player; ``weights`` holds ``n_tables`` tables of 64."""
+                      const double* weights, int n_tables, int end, const int* features, int n_features) noexcept nogil:
+    """Sets up a player; ``weights`` holds ``n_tables`` tables of 64, then ``n_features`` weights per table."""
     cdef int t, square, rank, byte, j
     cdef unsigned char place[64]  # place[s]: the index of square s in the order, for the place masks
     pc.kind = kind
@@ -713,8 +745,18 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
     pc.phase_move = phase_move
     pc.end = end
     pc.n_tables = n_tables
-    pc.unit_weights = True
+    pc.unit_weights = n_features == 0
     pc.tie_scale = 0.0
+    pc.n_features = n_features
+    pc.feature_mask = 0
+    for t in range(2):
+        for j in range(N_FEATURES):
+            pc.feature_weights[t][j] = 0.0
+    for j in range(n_features):
+        pc.feature_mask |= 1u << features[j]
+        for t in range(n_tables):
+            pc.feature_weights[t][features[j]] = weights[64 * n_tables + n_features * t + j]
+            pc.tie_scale = max(pc.tie_scale, fabs(weights[64 * n_tables + n_features * t + j]))
     for t in range(n_tables):
         for square in range(64):
             pc.weights[t][square] = weights[64 * t + square]
@@ -784,6 +826,7 @@ cdef class Player:
     cdef readonly int phase_move
     cdef readonly int end
     cdef readonly object weights
+    cdef readonly tuple features
 
     def __cinit__(self):
         self.c = <PlayerC*>calloc(1, sizeof(PlayerC))
@@ -793,36 +836,48 @@ cdef class Player:
     def __dealloc__(self):
         free(self.c)
 
-    def __init__(self, str kind, int depth=1, weights=None, double eps=0.0, int phase_move=40, int end=0):
+    def __init__(self, str kind, int depth=1, weights=None, double eps=0.0, int phase_move=40, int end=0,
+                 features=()):
         _check_settings(kind, depth, eps, phase_move, end)
+        cdef int codes[N_FEATURES]
+        features = tuple(features)
         if kind in WEIGHTED_KINDS:
             if weights is None:
                 raise ValueError(f"player kind {kind!r} needs 64 weights")
             table = np.asarray(weights, dtype=np.float64).ravel()
-            if table.size not in (64, 128):
-                raise ValueError(f"weights must have 64 (or 128 for phase tables) numbers, got {table.size}")
+            width = 64 + len(features)
+            if table.size not in (width, 2 * width):
+                raise ValueError(f"weights must have {width} (or {2 * width} for phase tables) numbers"
+                                 f"{' (64 squares and one per feature, per table)' if features else ''}, "
+                                 f"got {table.size}")
             if not np.all(np.isfinite(table)):
                 raise ValueError("weights must be finite numbers (found NaN or inf)")
         else:
             if weights is not None:
                 raise ValueError(f"player kind {kind!r} takes no weights")
+            if features:
+                raise ValueError(f"player kind {kind!r} takes no features")
             table = np.ones(64)  # nhand scores the disc difference
+        _feature_codes(features, codes)
         self.kind = kind
         self.depth = depth
         self.eps = eps
         self.phase_move = phase_move
         self.end = end
         self.weights = tuple(table.tolist()) if kind in WEIGHTED_KINDS else None
+        self.features = features
         cdef const double[::1] values = table
-        init_player(self.c, KINDS[kind], depth, eps, phase_move, &values[0], table.size // 64, end)
+        init_player(self.c, KINDS[kind], depth, eps, phase_move, &values[0], table.size // (64 + len(features)), end,
+                    codes, len(features))
 
     def __reduce__(self):
-        return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move, self.end))
+        return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move, self.end, self.features))
 
     def __repr__(self):
         weights = "" if self.weights is None else f", weights=<{len(self.weights)} numbers>"
         end = f", end={self.end}" if self.end else ""
-        return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps}{end})"
+        features = f", features={self.features!r}" if self.features else ""
+        return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps}{end}{features})"
 
     def scores(self, board):
         """Returns ``{square: score}`` for the side to move of ``board``.
@@ -854,6 +909,26 @@ cdef class Player:
         square = choose_move(self.c, P, O, get_moves(P, O), &rng, &nodes, NULL, 0, &solver)
         free(solver.table)
         return square
+
+
+cdef int _feature_codes(tuple features, int* codes) except -1:
+    """Fills ``codes`` with the Feature of each name, or raises ValueError naming an unknown or repeated one."""
+    if len(features) > N_FEATURES:
+        raise ValueError(f"at most {N_FEATURES} features, got {len(features)}")
+    if len(set(features)) != len(features):
+        raise ValueError(f"features must not repeat, got {', '.join(features)}")
+    for i, name in enumerate(features):
+        if name not in FEATURE_CODES:
+            raise ValueError(f"unknown feature {name!r}; expected one of {', '.join(FEATURE_CODES)}")
+        codes[i] = FEATURE_CODES[name]
+    return 0
+
+
+def _feature(str name, player, opponent):
+    """Returns one feature of the side-relative position (for tests)."""
+    cdef int code[N_FEATURES]
+    _feature_codes((name,), code)
+    return feature_value(code[0], player, opponent)
 
 
 def _side_relative(board):
@@ -958,6 +1033,8 @@ cdef class SharedPlan:
     cdef int32_t* slot
     cdef int n_depths
     cdef int code, n_weights, phase_move, end
+    cdef int n_features
+    cdef int feature_codes[N_FEATURES]
     cdef double eps
     cdef const double[:, ::1] weights
     cdef const int32_t[::1] who
@@ -987,16 +1064,21 @@ cdef class SharedPlan:
         free(self.slot)
 
     def __init__(self, str kind, int depth, double eps, int phase_move, tables, opponents,
-                 individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0):
+                 individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0,
+                 features=()):
         if kind not in WEIGHTED_KINDS:
             raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
         _check_settings(kind, depth, eps, phase_move, end)
+        features = tuple(features)
+        _feature_codes(features, self.feature_codes)
+        self.n_features = len(features)
+        cdef int width = 64 + self.n_features
         table_array = np.asarray(tables, dtype=np.float64)
         if table_array.ndim != 2:
             raise ValueError(f"tables must be a 2-D array, one row of weights per table; got {table_array.ndim} dimensions")
         cdef const double[:, ::1] weights = np.ascontiguousarray(table_array)
-        if weights.shape[1] not in (64, 128):
-            raise ValueError(f"tables must have 64 or 128 columns, got {weights.shape[1]}")
+        if weights.shape[1] not in (width, 2 * width):
+            raise ValueError(f"tables must have {width} or {2 * width} columns, got {weights.shape[1]}")
         if not np.all(np.isfinite(np.asarray(weights))):
             raise ValueError("tables must be finite numbers (found NaN or inf)")
         self.seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
@@ -1055,7 +1137,7 @@ cdef class SharedPlan:
         self.diffs = self.result
         self.n_games = n_games
         self.next_game = 0
-        self.code, self.n_weights, self.eps, self.phase_move = KINDS[kind], weights.shape[1] // 64, eps, phase_move
+        self.code, self.n_weights, self.eps, self.phase_move = KINDS[kind], weights.shape[1] // width, eps, phase_move
         self.end = end
         self.weights = weights
         cdef Py_ssize_t n_used = 0
@@ -1086,7 +1168,8 @@ cdef class SharedPlan:
         if not othello_ga_is_built(&self.built[at]):
             if othello_ga_claim(&self.built[at]):
                 init_player(pc, self.code, key % self.n_depths, self.eps, self.phase_move,
-                            &self.weights[key // self.n_depths, 0], self.n_weights, self.end)
+                            &self.weights[key // self.n_depths, 0], self.n_weights, self.end, self.feature_codes,
+                            self.n_features)
                 othello_ga_set_built(&self.built[at])
             else:
                 while not othello_ga_is_built(&self.built[at]):  # another thread is building it (microseconds)
@@ -1118,13 +1201,13 @@ cdef class SharedPlan:
 
 
 def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
-              individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0):
+              individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0, features=()):
     """Plays many games of table-driven players in one call and returns their disc differences.
 
     The games and arguments of :class:`SharedPlan`, played in this thread.
     No Python runs during the games.
     """
     games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours,
-                       depths, first, end)
+                       depths, first, end, features)
     games.play()
     return games.result

@@ -29,6 +29,10 @@ static inline int bit_count(uint64_t x) {
 #endif
 }
 
+/* bit_count(a) - bit_count(b): with SSE2 (every x86-64) the two counts share one SWAR pass, the bytes
+ * summed by psadbw. */
+static inline int bit_count_difference(uint64_t a, uint64_t b);
+
 /* Index of the lowest set bit; x must not be 0. */
 static inline int first_bit(uint64_t x) { return __builtin_ctzll(x); }
 
@@ -169,6 +173,22 @@ static inline void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t *flipped
 #else
 #define HAVE_SSE2_MOVES 0
 static inline uint64_t sse2_moves(uint64_t P, uint64_t O) { (void)P; (void)O; return 0; }
+#endif
+
+#if defined(__POPCNT__) || !defined(__SSE2__)
+static inline int bit_count_difference(uint64_t a, uint64_t b) { return bit_count(a) - bit_count(b); }
+#else
+static inline int bit_count_difference(uint64_t a, uint64_t b) {
+    const __m128i m1 = _mm_set1_epi8(0x55), m2 = _mm_set1_epi8(0x33), m4 = _mm_set1_epi8(0x0F);
+    __m128i x = _mm_set_epi64x((long long)b, (long long)a);
+    x = _mm_sub_epi64(x, _mm_and_si128(_mm_srli_epi64(x, 1), m1));
+    x = _mm_add_epi64(_mm_and_si128(x, m2), _mm_and_si128(_mm_srli_epi64(x, 2), m2));
+    x = _mm_and_si128(_mm_add_epi64(x, _mm_srli_epi64(x, 4)), m4);
+    x = _mm_sad_epu8(x, _mm_setzero_si128());
+    return (int)_mm_cvtsi128_si64(x) - (int)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x));
+}
+#endif
+#if !defined(__SSE2__)
 static inline void sse2_vertical_flips(uint64_t P, uint64_t O, uint64_t *flipped) { (void)P; (void)O; (void)flipped; }
 static inline void init_line_pairs(void) {}
 static inline uint64_t sse2_vertical_move_flips(int s, uint64_t P, uint64_t O) { (void)s; (void)P; (void)O; return 0; }

@@ -28,7 +28,11 @@ from dataclasses import dataclass
 
 from engine._players import Player
 from engine.kinds import KINDS, SPEC_KINDS, TABLE_KINDS, canonical
+from engine.evaluation import EVALUATIONS, Evaluation
 from engine.tables import TABLES
+
+#: Every built-in name a spec's table may take: the 64-weight tables and the evaluations with features.
+BUILTIN_NAMES: tuple[str, ...] = (*TABLES, *EVALUATIONS)
 
 _SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?::(?P<depth>[^@,]*))?(?:@(?P<table>[^,]*))?(?P<options>(?:,[^,]*)*)$")
 _OPTION = re.compile(r"\s*[A-Za-z_]\w*\s*=")
@@ -48,7 +52,7 @@ class PlayerSpec:
     @property
     def table_is_builtin(self) -> bool:
         """Returns whether ``table`` names a built-in table rather than a file."""
-        return self.table is not None and self.table in TABLES
+        return self.table is not None and self.table in BUILTIN_NAMES
 
     def __str__(self) -> str:
         text = self.kind if self.kind != "nhand_custom" else "wpc"
@@ -80,7 +84,7 @@ def _parse(text: str) -> PlayerSpec:
     # Once per text: a spec is parsed again at every generation (the evolved player's, the opponents'),
     # and the result is frozen. Errors are raised again each time (a cache keeps only returns).
     name, comma, options = text.strip().partition(",")
-    if name in TABLES:  # a bare built-in table is its 1-ply player, as everywhere a table is named
+    if name in BUILTIN_NAMES:  # a bare built-in table is its 1-ply player, as everywhere a table is named
         text = f"wpc:1@{name}{comma}{options}"
     head, at, rest = text.strip().partition("@")
     table = None
@@ -112,10 +116,11 @@ def _parse(text: str) -> PlayerSpec:
         if kind not in TABLE_KINDS:
             raise ValueError(f"player kind {kind!r} takes no weights table (spec {text!r})")
         if not table:
-            raise ValueError(f"empty table after '@' in spec {text!r}; name one of {', '.join(TABLES)} or a file")
-        if not is_path(table) and table not in TABLES:
+            raise ValueError(f"empty table after '@' in spec {text!r}; name one of {', '.join(BUILTIN_NAMES)} or a file")
+        if not is_path(table) and table not in BUILTIN_NAMES:
             raise ValueError(
-                f"unknown weights table {table!r} in spec {text!r}; built-in tables: {', '.join(TABLES)} (or give a file path)"
+                f"unknown weights table {table!r} in spec {text!r}; built-in tables: {', '.join(BUILTIN_NAMES)} "
+                f"(or give a file path)"
             )
     eps, phase_move, end = 0.0, 40, 0
     given: set[str] = set()
@@ -178,13 +183,15 @@ def is_path(table: str) -> bool:
 
 def build_player(
     spec: PlayerSpec | str,
-    weights: Sequence[float] | None = None,
-    load_weights: Callable[[str], Sequence[float]] | None = None,
+    weights: Sequence[float] | Evaluation | None = None,
+    load_weights: Callable[[str], Sequence[float] | Evaluation] | None = None,
 ) -> Player:
     """Returns the engine :class:`Player` of a spec.
 
     ``weights`` overrides the spec's table (the GA passes the individual);
-    otherwise a built-in table is used, or ``load_weights(path)`` reads a file.
+    otherwise a built-in table or evaluation is used, or ``load_weights(path)``
+    reads a file. An :class:`~engine.evaluation.Evaluation` brings its
+    features, and its switch move unless the spec sets ``phase``.
     :raises ValueError: for a human spec, missing weights or a bad table.
     """
     if isinstance(spec, str):
@@ -195,11 +202,14 @@ def build_player(
         if spec.table is None:
             raise ValueError(f"player {spec} needs a weights table, e.g. {spec}@heuristic")
         if spec.table_is_builtin:
-            weights = TABLES[spec.table]
+            weights = TABLES[spec.table] if spec.table in TABLES else EVALUATIONS[spec.table]
         elif load_weights is None:
             raise ValueError(f"player {spec} names a weights file but no loader was given")
         else:
             weights = load_weights(spec.table)
     if spec.kind not in TABLE_KINDS:
         weights = None
+    if isinstance(weights, Evaluation):
+        phase_move = spec.phase_move if spec.phase_move != 40 else weights.phase_move
+        return Player(spec.kind, spec.depth, weights.vector(), spec.eps, phase_move, spec.end, weights.features)
     return Player(spec.kind, spec.depth, weights, spec.eps, spec.phase_move, spec.end)

@@ -54,7 +54,7 @@ Backend = Literal["local", "dask"]
 
 #: Opponents kept out of training when ``experiment.held_out_claim`` is set;
 #: matched against a spec's kind and its table name.
-HELD_OUT_OPPONENTS: frozenset[str] = frozenset({"heuristic", "lr06", "sjk11", "random"})
+HELD_OUT_OPPONENTS: frozenset[str] = frozenset({"heuristic", "lr06", "sjk11", "paip", "random"})
 
 _INT64_MAX = 2**63 - 1  # TOML integers are 64-bit
 # Bounds of the settings that scale weights or weighted sums: generous for any

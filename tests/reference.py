@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 BLACK = 0
 WHITE = 1
@@ -294,19 +294,28 @@ def weight_tables(weights: Sequence[float] | None) -> tuple[Sequence[float], Seq
 
 
 def evaluate(
-    position: Position, me: int, weights: Sequence[float] | None, phase_move: int = 40
+    position: Position, me: int, weights: Sequence[float] | Any | None, phase_move: int = 40
 ) -> float:
-    """Returns the weighted disc sum of ``me`` minus that of the other side.
+    """Returns the weighted disc sum of ``me`` minus that of the other side, plus the features' terms.
 
-    The table is chosen by the evaluated position's move number.
+    The table is chosen by the evaluated position's move number. ``weights``
+    is a table, or an evaluation with features (``squares``, ``features``,
+    ``weights_of(table)``): each feature, mine minus theirs for ``me``, times
+    its weight in the chosen table.
     """
-    opening, late = weight_tables(weights)
-    table = opening if move_number(position) < phase_move else late
+    features = getattr(weights, "features", ())
+    opening, late = weight_tables(weights.squares if hasattr(weights, "squares") else weights)
+    late_phase = move_number(position) >= phase_move
+    table = late if late_phase else opening
     mine = position.black if me == BLACK else position.white
     theirs = position.white if me == BLACK else position.black
-    return sum(table[square] for square in squares_of(mine)) - sum(
+    value = sum(table[square] for square in squares_of(mine)) - sum(
         table[square] for square in squares_of(theirs)
     )
+    if features:
+        chosen = weights.weights_of(1 if late_phase and weights.n_tables == 2 else 0)
+        value += sum(w * feature(name, mine, theirs) for name, w in chosen.items())
+    return value
 
 
 def _mean(values: list[float]) -> float:
@@ -475,3 +484,118 @@ def exact_value(position: Position, alpha: int = -64, beta: int = 64) -> int:
 def exact_move_values(position: Position) -> dict[int, int]:
     """Returns the exact value of each legal move for the side to move."""
     return {move: -exact_value(play(position, move)) for move in legal_moves(position)}
+
+
+# --- evaluation features ---------------------------------------------------------------------
+
+
+def _neighbours(square: int) -> list[int]:
+    rank, file = divmod(square, 8)
+    return [square_at(file + df, rank + dr) for dr, df in DIRECTIONS if 0 <= file + df < 8 and 0 <= rank + dr < 8]
+
+
+def frontier(discs: int, empty: int) -> int:
+    """Returns the discs of ``discs`` next to an empty square, walking the neighbours square by square."""
+    return mask_of([s for s in squares_of(discs) if any(empty >> n & 1 for n in _neighbours(s))])
+
+
+@lru_cache(maxsize=None)
+def _edge_stable(mine: int, theirs: int) -> int:
+    """Returns the squares of an 8-square edge whose discs no sequence of moves on the edge ever flips."""
+    stable = mine | theirs
+    for square in range(8):
+        if (mine | theirs) >> square & 1:
+            continue
+        for mover, other, is_mine in ((mine, theirs, True), (theirs, mine, False)):
+            flipped = 0
+            for step in (1, -1):
+                run, k = 0, square + step
+                while 0 <= k < 8 and other >> k & 1:
+                    run |= 1 << k
+                    k += step
+                if 0 <= k < 8 and mover >> k & 1:
+                    flipped |= run
+            placed = mover | flipped | 1 << square
+            left = other & ~flipped
+            after = _edge_stable(placed, left) if is_mine else _edge_stable(left, placed)
+            stable &= after & ~flipped
+    return stable
+
+
+EDGES = (
+    [square_at(f, 0) for f in range(8)], [square_at(f, 7) for f in range(8)],
+    [square_at(0, r) for r in range(8)], [square_at(7, r) for r in range(8)],
+)
+LINES_OF_FOUR = ((0, 1), (1, 0), (1, 1), (1, -1))  # (file step, rank step) of the four lines through a square
+
+
+def _line(square: int, df: int, dr: int) -> list[int]:
+    rank, file = divmod(square, 8)
+    squares = []
+    for sign in (1, -1):
+        f, r = file + sign * df, rank + sign * dr
+        while 0 <= f < 8 and 0 <= r < 8:
+            squares.append(square_at(f, r))
+            f, r = f + sign * df, r + sign * dr
+    return squares
+
+
+def stable_discs(player: int, opponent: int) -> int:
+    """Returns the player's discs that the engine's three rules call stable, checked square by square.
+
+    Edges: every sequence of edge moves by either side (a move on an edge may
+    flip nothing along it); inner discs: each of the four lines full, or a
+    neighbour on it a stable disc of the same colour, until nothing changes.
+    """
+    filled = player | opponent
+    stable = 0
+    for edge in EDGES:
+        mine = sum(1 << k for k, s in enumerate(edge) if player >> s & 1)
+        theirs = sum(1 << k for k, s in enumerate(edge) if opponent >> s & 1)
+        kept = _edge_stable(mine, theirs)
+        stable |= mask_of([s for k, s in enumerate(edge) if kept >> k & 1 and player >> s & 1])
+    inner = [s for s in squares_of(player) if 0 < s % 8 < 7 and 0 < s // 8 < 7]
+    changed = True
+    while changed:
+        changed = False
+        for square in inner:
+            if stable >> square & 1:
+                continue
+            rank, file = divmod(square, 8)
+            ok = True
+            for df, dr in LINES_OF_FOUR:
+                full = all(filled >> s & 1 for s in _line(square, df, dr))
+                beside = [square_at(file + df, rank + dr), square_at(file - df, rank - dr)]
+                if not full and not any(stable >> s & 1 for s in beside):
+                    ok = False
+                    break
+            if ok:
+                stable |= 1 << square
+                changed = True
+    return stable
+
+
+X_SQUARES = {0: [9], 7: [14], 56: [49], 63: [54]}
+C_SQUARES = {0: [1, 8], 7: [6, 15], 56: [48, 57], 63: [55, 62]}
+
+
+def feature(name: str, player: int, opponent: int) -> int:
+    """Returns one evaluation feature of the position for the side to move (``player``): mine minus theirs."""
+    empty = ~(player | opponent) & (2**64 - 1)
+    if name == "mobility":
+        return len(moves_of(player, opponent)) - len(moves_of(opponent, player))
+    if name == "frontier":
+        return count(frontier(player, empty)) - count(frontier(opponent, empty))
+    if name == "stability":
+        return count(stable_discs(player, opponent)) - count(stable_discs(opponent, player))
+    if name == "parity":
+        left = count(empty)
+        return 0 if left == 0 else (1 if left % 2 else -1)
+    if name in ("corner_x", "corner_c"):
+        near = X_SQUARES if name == "corner_x" else C_SQUARES
+        total = 0
+        for corner, squares in near.items():
+            if (player | opponent) >> corner & 1:
+                total += sum((player >> s & 1) - (opponent >> s & 1) for s in squares)
+        return total
+    raise ValueError(f"no reference for feature {name!r}")

@@ -195,6 +195,9 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     widths = {len(line.split(" games/s")[0]) for line in lines if " games/s" in line}
     assert len(widths) == 1  # every row aligned, the long names included
     assert any(re.fullmatch(r"ratio generation, \d+ threads / generation, 1 thread: \d+\.\d\dx", line) for line in lines)
+    assert any(re.match(r"alphabeta:4, \+ mobility \+ frontier +[\d,]+ games/s", line) for line in lines)
+    assert any(re.fullmatch(r"ratio squares \+ mobility \+ frontier / squares alone, alphabeta:4 self-play: "
+                            r"\d\.\d\dx \(target 0.5x: (met|NOT met)\)", line) for line in lines)
     assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .* \d+\.\d\d s$", line) for line in lines)
     if (ROOT.parent / "shared" / "ffo" / "ffo-1-79.csv").is_file():  # solved as published, or the row says WRONG
         assert any(re.match(r"endgame FFO #1-#19 +\d+\.\d{3} s .* M nodes/s$", line) for line in lines)

@@ -140,6 +140,38 @@ def search_rates(depth: int, games: int, repeat: int) -> tuple[Measurement, Meas
     return fast, plain
 
 
+#: The features row: self-play at this depth, the table alone against the table with these features.
+FEATURE_DEPTH = 4
+FEATURE_ROW_FEATURES = ("mobility", "frontier")
+#: The least games/s of the player with features, as a share of the table-only player's.
+FEATURE_TARGET = 0.5
+
+
+def feature_rates(games: int, repeat: int) -> tuple[Measurement, Measurement]:
+    """Measures ``alphabeta:4`` self-play with heuristic's table alone and with mobility and frontier, interleaved.
+
+    Each repetition plays the same seeds with both (eps 0.1), back to back, so
+    the ratio of a pair is free of the machine's drift.
+    """
+    seeds = np.arange(games, dtype=np.uint64)
+    table = np.array(TABLES["heuristic"])
+    players = {
+        "table": Player("alphabeta", FEATURE_DEPTH, table, 0.1),
+        "features": Player("alphabeta", FEATURE_DEPTH, np.concatenate([table, [0.1, -0.05]]), 0.1,
+                           features=FEATURE_ROW_FEATURES),
+    }
+    rates: dict[str, list[float]] = {name: [] for name in players}
+    for _ in range(repeat):
+        for name, player in players.items():
+            started = time.perf_counter()
+            search_match(player, player, seeds)
+            rates[name].append(games / (time.perf_counter() - started))
+    names = {"table": f"alphabeta:{FEATURE_DEPTH}, squares alone",
+             "features": f"alphabeta:{FEATURE_DEPTH}, + {' + '.join(FEATURE_ROW_FEATURES)}"}
+    return tuple(Measurement(names[name], "games/s", statistics.median(runs), runs)  # type: ignore[return-value]
+                 for name, runs in rates.items())
+
+
 #: The endgame rows: positions this many empty squares from the end of seeded games, and how many.
 ENDGAME_EMPTIES = 18
 ENDGAME_POSITIONS = 24
@@ -287,6 +319,8 @@ def measure(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS
             if quick and depth > 4:
                 break
             yield from search_rates(depth, max(1, games // scale) if quick else games, 1 if quick else max(3, repeat))
+    if "search" in groups:
+        yield from feature_rates(max(1, 120 // scale), 1 if quick else max(3, repeat))
     if "endgame" in groups:
         empties = 12 if quick else ENDGAME_EMPTIES
         yield endgame_rate(endgame_positions(empties, ENDGAME_POSITIONS), 1 if quick else repeat,
@@ -345,6 +379,15 @@ def ratios(results: list[Measurement]) -> list[str]:
         target = SEARCH_TARGETS.get(depth)
         verdict = "" if target is None else f" (target {target:g}x: {'met' if ratio >= target else 'NOT met'})"
         lines.append(f"ratio alphabeta:{depth} / plain search, same games: {ratio:.2f}x{spread}{verdict}")
+    alone = next((m for m in results if m.name == f"alphabeta:{FEATURE_DEPTH}, squares alone"), None)
+    weighed = next((m for m in results if m.name.startswith(f"alphabeta:{FEATURE_DEPTH}, + ")), None)
+    if alone is not None and weighed is not None:
+        pairs = [f / t for f, t in zip(weighed.runs, alone.runs)]
+        ratio = statistics.median(pairs)
+        verdict = "met" if ratio >= FEATURE_TARGET else "NOT met"
+        spread = f", {len(pairs)} pairs {min(pairs):.2f}-{max(pairs):.2f}x" if len(pairs) > 1 else ""
+        lines.append(f"ratio squares {weighed.name.split(', ')[1]} / squares alone, alphabeta:{FEATURE_DEPTH} self-play: "
+                     f"{ratio:.2f}x{spread} (target {FEATURE_TARGET:g}x: {verdict})")
     loop = loop_ratio(results)
     if loop is not None:
         lines.append(loop)

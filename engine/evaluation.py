@@ -1,0 +1,174 @@
+"""Evaluations: square weights and the weights of features beside them, as the engine plays them.
+
+An evaluation scores a position for the side to move as the sum of the
+weights of its discs' squares, less the opponent's, plus each feature (a
+count "mine minus theirs", engine/_features.pxd) times its weight. With two
+tables the second applies from move ``phase_move`` on (discs on the board
+minus 4), squares and features alike. A table of 64 (or 128) weights is an
+evaluation without features, played exactly as before there were features.
+
+>>> paip = EVALUATIONS["paip"]
+>>> paip.features, paip.feature_weights
+(('mobility', 'corner_x', 'corner_c'), (10.0, 45.0, 25.0))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["DOCUMENT_FORMAT", "EVALUATIONS", "FEATURES", "Evaluation", "FeatureError"]
+
+#: The features an evaluation may weigh, in their canonical order (engine/_features.pxd defines each).
+FEATURES = ("mobility", "frontier", "stability", "parity", "corner_x", "corner_c")
+#: The ``format`` field of an evaluation file (JSON; docs/results.md#evaluation-files).
+DOCUMENT_FORMAT = "othello-ga evaluation"
+DOCUMENT_VERSION = 1
+
+
+class FeatureError(ValueError):
+    """An evaluation that cannot be: unknown or repeated features, wrong counts, numbers that are not finite."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Square weights (64, or 128 for two phases) and feature weights (one per feature and phase)."""
+
+    squares: tuple[float, ...]
+    features: tuple[str, ...] = ()
+    feature_weights: tuple[float, ...] = ()  # table 0's weights of ``features``, then table 1's
+    phase_move: int = 40  # the move from which the second table applies (two tables only)
+    end: int = 0  # the empty squares from which it was trained to solve the endgame exactly (0: never)
+    source: str = field(default="", compare=False)  # where it came from, for messages and exports
+
+    def __post_init__(self) -> None:
+        if len(self.squares) not in (64, 128):
+            raise FeatureError(f"an evaluation has 64 or 128 square weights, got {len(self.squares)}")
+        unknown = [name for name in self.features if name not in FEATURES]
+        if unknown:
+            raise FeatureError(f"unknown feature {unknown[0]!r}; the features are {', '.join(FEATURES)}")
+        if len(set(self.features)) != len(self.features):
+            raise FeatureError(f"features must not repeat, got {', '.join(self.features)}")
+        if len(self.feature_weights) != len(self.features) * self.n_tables:
+            raise FeatureError(f"{len(self.features)} features with {self.n_tables} table(s) need "
+                               f"{len(self.features) * self.n_tables} feature weights, got {len(self.feature_weights)}")
+        if not all(math.isfinite(w) for w in (*self.squares, *self.feature_weights)):
+            raise FeatureError("an evaluation's weights must be finite numbers (found NaN or inf)")
+        if not 1 <= self.phase_move <= 59:
+            raise FeatureError(f"phase_move must be in 1..59, got {self.phase_move}")
+        if not 0 <= self.end <= 60:
+            raise FeatureError(f"end must be in 0..60 empty squares, got {self.end}")
+
+    @property
+    def n_tables(self) -> int:
+        """Returns 1, or 2 for an evaluation with a table per phase."""
+        return len(self.squares) // 64
+
+    def vector(self) -> npt.NDArray[np.float64]:
+        """Returns the numbers the engine's players take: the squares, then the feature weights."""
+        return np.array(self.squares + self.feature_weights, dtype=np.float64)
+
+    def weights_of(self, table: int) -> dict[str, float]:
+        """Returns each feature's weight in table ``table`` (0, or 1 for the second phase)."""
+        count = len(self.features)
+        return dict(zip(self.features, self.feature_weights[table * count:(table + 1) * count]))
+
+    @classmethod
+    def from_vector(cls, vector: Sequence[float], features: Sequence[str] = (), phase_move: int = 40, end: int = 0,
+                    source: str = "") -> Evaluation:
+        """Returns the evaluation of an engine vector (:meth:`vector`) with these features."""
+        values = [float(v) for v in np.asarray(vector, dtype=np.float64).ravel()]
+        count = len(features)
+        n_tables = len(values) // (64 + count) if count or len(values) in (64, 128) else 0
+        if n_tables not in (1, 2) or len(values) != n_tables * (64 + count):
+            raise FeatureError(f"an evaluation with {count} features has {64 + count} or {2 * (64 + count)} "
+                               f"numbers, got {len(values)}")
+        return cls(tuple(values[:64 * n_tables]), tuple(features), tuple(values[64 * n_tables:]), phase_move, end,
+                   source)
+
+    def to_document(self) -> dict[str, Any]:
+        """Returns the evaluation as the JSON document of an evaluation file."""
+        document: dict[str, Any] = {
+            "format": DOCUMENT_FORMAT,
+            "version": DOCUMENT_VERSION,
+            "layout": "a1..h8 row-major",
+            "squares": [list(self.squares[64 * t:64 * (t + 1)]) for t in range(self.n_tables)],
+            "features": {name: [self.weights_of(t)[name] for t in range(self.n_tables)] for name in self.features},
+            "end": self.end,
+        }
+        if self.n_tables == 2:
+            document["phase_move"] = self.phase_move
+        if self.source:
+            document["source"] = self.source
+        return document
+
+    @classmethod
+    def from_document(cls, document: Mapping[str, Any], source: str = "") -> Evaluation:
+        """Returns the evaluation of a JSON document (:meth:`to_document`).
+
+        :raises FeatureError: naming the field that is wrong.
+        """
+        if document.get("format") != DOCUMENT_FORMAT:
+            raise FeatureError(f"'format' must be {DOCUMENT_FORMAT!r}, got {document.get('format')!r}")
+        if document.get("version") != DOCUMENT_VERSION:
+            raise FeatureError(f"'version' {document.get('version')!r} is not one this tool reads "
+                               f"({DOCUMENT_VERSION})")
+        unknown = sorted(set(document) - {"format", "version", "layout", "squares", "features", "end",
+                                          "phase_move", "source"})
+        if unknown:
+            raise FeatureError(f"unknown field {unknown[0]!r}")
+        tables = document.get("squares")
+        if not isinstance(tables, list) or len(tables) not in (1, 2) or not all(
+                isinstance(t, list) and len(t) == 64 for t in tables):
+            raise FeatureError("'squares' must be a list of 1 or 2 lists of 64 numbers (a1..h8)")
+        features = document.get("features", {})
+        if not isinstance(features, dict):
+            raise FeatureError("'features' must be an object: feature name -> a weight per table")
+        for name, weights in features.items():
+            if not isinstance(weights, list) or len(weights) != len(tables):
+                raise FeatureError(f"feature {name!r} needs one weight per table ({len(tables)}), got {weights!r}")
+        names = tuple(features)
+        squares = tuple(_number(w, "squares") for table in tables for w in table)
+        weights = tuple(_number(features[name][t], f"features.{name}") for t in range(len(tables)) for name in names)
+        return cls(squares, names, weights, _integer(document.get("phase_move", 40), "phase_move"),
+                   _integer(document.get("end", 0), "end"), source)
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FeatureError(f"'{where}' holds {value!r}, not a number")
+    return float(value)
+
+
+def _integer(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FeatureError(f"'{where}' must be an integer, got {value!r}")
+    return value
+
+
+# Norvig, Paradigms of Artificial Intelligence Programming (1992), chapter 18: the weighted-squares
+# table of the Othello program, a1 first.
+PAIP_SQUARES = (
+    120, -20, 20, 5, 5, 20, -20, 120,
+    -20, -40, -5, -5, -5, -5, -40, -20,
+    20, -5, 15, 3, 3, 15, -5, 20,
+    5, -5, 3, 3, 3, 3, -5, 5,
+    5, -5, 3, 3, 3, 3, -5, 5,
+    20, -5, 15, 3, 3, 15, -5, 20,
+    -20, -40, -5, -5, -5, -5, -40, -20,
+    120, -20, 20, 5, 5, 20, -20, 120,
+)
+
+#: Built-in evaluations with features, by name (the 64-weight tables are engine.tables.TABLES).
+EVALUATIONS: dict[str, Evaluation] = {
+    # PAIP's modified weighted squares (an X- or C-square next to a taken corner counts 5, as the book's
+    # modified-weighted-squares makes it: +45 and +25 on the table's -40 and -20) and mobility at 10 a move,
+    # the kind of hand evaluation hobby engines play. A held-out yardstick: never a training opponent.
+    "paip": Evaluation(tuple(float(w) for w in PAIP_SQUARES), ("mobility", "corner_x", "corner_c"),
+                       (10.0, 45.0, 25.0), source="Norvig, PAIP (1992) ch. 18, with mobility"),
+}
