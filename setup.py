@@ -19,7 +19,7 @@ extensions = [
         include_dirs=["engine"],
         extra_compile_args=compile_args,
     )
-    for name in ("_bitboard", "_stability", "_endgame", "_players")
+    for name in ("_bitboard", "_stability", "_features", "_endgame", "_players")
 ]
 
 setup(

@@ -16,6 +16,8 @@ cdef extern from "bitops.h" nogil:
     const uint64_t START_WHITE      # d4, e5
     int bit_count(uint64_t x)       # population count
     int bit_count_difference(uint64_t a, uint64_t b)  # bit_count(a) - bit_count(b), one pass
+    const bint HAVE_SSE2_MOBILITY   # sse2_mobility_difference is available (every x86-64)
+    int sse2_mobility_difference(uint64_t P, uint64_t O)  # P's legal moves minus O's, in one pass
     int first_bit(uint64_t x)       # index of the lowest set bit, x != 0
     int last_bit(uint64_t x)        # index of the highest set bit, x != 0
     uint64_t LINES[64][8]           # rays from each square, see bitops.h

@@ -75,23 +75,7 @@ cdef inline double feature_value(int feature, uint64_t P, uint64_t O) noexcept n
     return corner_neighbours(P, O, 0x4281000000008142ULL)  # b1, g1, a2, h2, a7, h7, b8, g8
 
 
-cdef inline double feature_sum(const double* weights, unsigned mask, uint64_t P, uint64_t O) noexcept nogil:
-    """Returns the sum over the features in ``mask`` (bit f for Feature f) of ``weights[f]`` times feature f.
-
-    Straight-line for the common two (a player's mask is the same at every
-    leaf, so the branches are foreseen); mobility's two move counts and
-    frontier's two disc counts are each taken in one pass.
-    """
-    cdef double total = 0.0
-    cdef uint64_t near_empty
-    cdef int feature
-    if mask & (1 << MOBILITY):
-        total += weights[<int>MOBILITY] * bit_count_difference(get_moves(P, O), get_moves(O, P))
-    if mask & (1 << FRONTIER):
-        near_empty = next_to(~(P | O))
-        total += weights[<int>FRONTIER] * bit_count_difference(P & near_empty, O & near_empty)
-    if mask >> STABILITY:
-        for feature in range(STABILITY, N_FEATURES):
-            if mask >> feature & 1:
-                total += weights[feature] * feature_value(feature, P, O)
-    return total
+# Returns the sum over the features in ``mask`` (bit f for Feature f) of ``weights[f]`` times feature f of
+# (P, O). A function of its own module, never inlined: the table-only evaluation it would sit in is
+# inlined into the search, and grew too large for that beside it.
+cdef double feature_sum(const double* weights, unsigned mask, uint64_t P, uint64_t O) noexcept nogil

@@ -157,3 +157,12 @@ def test_bad_documents_name_the_field(change: dict, message: str) -> None:
     with pytest.raises(FeatureError, match=message):
         Evaluation.from_document(document)
     assert DOCUMENT_FORMAT == "othello-ga evaluation"
+
+
+@given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
+def test_both_sides_mobility_in_one_pass_is_the_move_counts(player: int, opponent: int) -> None:
+    from engine._bitboard import moves, popcount
+    from engine._features import _mobility
+
+    opponent &= ~player
+    assert _mobility(player, opponent) == popcount(moves(player, opponent)) - popcount(moves(opponent, player))
