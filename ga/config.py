@@ -21,7 +21,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NewType, get_args
 
 import attrs
 import cattrs
@@ -29,11 +29,12 @@ import tomli_w
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 from cattrs.gen import make_dict_structure_fn
 
+from engine.evaluation import FEATURES
 from engine.kinds import KINDS, TABLE_KINDS
 from engine.players import is_path, parse_spec, split_table
 from engine.tables import TABLES
 from ga.files import FileRefused, read_regular
-from ga.weights import MAX_FILE_BYTES, WEIGHT_LIMIT, WeightsError, load_weights, same_table
+from ga.weights import MAX_FILE_BYTES, WEIGHT_LIMIT, WeightsError, load_evaluation, load_weights, same_table
 
 __all__ = [
     "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 Genome = Literal["full", "sym8", "sym4", "phase"]
+FeatureName = NewType("FeatureName", str)  # one of engine.evaluation.FEATURES (checked by _features)
 SelectionMethod = Literal["adjacent-pairs", "tournament", "best", "roulette", "stochastic-universal"]
 CrossoverMethod = Literal["one-point", "two-point", "uniform", "blend", "none"]
 MutationMethod = Literal["reset", "gaussian"]
@@ -139,6 +141,16 @@ def _name(_: Any, attribute: Any, value: str) -> None:
                        _Bad(f"must be a non-empty name without path separators, got {_describe(value)}"))
 
 
+def _features(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
+    for index, name in enumerate(value):
+        if name not in FEATURES:
+            close = difflib.get_close_matches(name, FEATURES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; the features are {', '.join(FEATURES)}"
+            raise _Located(f".{attribute.name}[{index}]", _Bad(f"unknown feature {name!r}{hint}"))
+        if name in value[:index]:
+            raise _Located(f".{attribute.name}[{index}]", _Bad(f"feature {name!r} is given twice; give it once"))
+
+
 def _setting(default: Any, *rules: Callable[[Any, Any, Any], None], doc: str = "") -> Any:
     """Declares a config key: its default, the rules its values must pass, and what it means."""
     return attrs.field(default=default, validator=list(rules), metadata={"doc": doc})
@@ -172,6 +184,8 @@ class PopulationConfig:
     phase_move: int = _setting(40, _between(1, 59))  # "phase": table 0 before this move
     init_low: float = _setting(-1.0, _between(-_WEIGHT, _WEIGHT))  # initial genes uniform in [init_low, init_high]
     init_high: float = _setting(1.0, _between(-_WEIGHT, _WEIGHT))
+    # Evaluation features evolved beside the squares, one gene each (one per phase with the phase genome).
+    features: tuple[FeatureName, ...] = _setting((), _features)
 
 
 @attrs.frozen
@@ -379,6 +393,12 @@ def _specs(value: object, _: type) -> tuple[str, ...]:
     return tuple(_at(f"[{index}]", _strict_str, entry) for index, entry in enumerate(value))
 
 
+def _feature_names(value: object, _: type) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(f"must be an array of feature names ({', '.join(FEATURES)}), got {_describe(value)}")
+    return tuple(_at(f"[{index}]", _strict_str, entry) for index, entry in enumerate(value))
+
+
 def _at(where: str, structure: Callable[[Any, type], Any], value: Any) -> Any:
     try:
         return structure(value, object)
@@ -414,6 +434,7 @@ def _converter() -> cattrs.Converter:
                                                _choice_hook(get_args(literal)))
     converter.register_structure_hook_func(lambda t: t == tuple[OpponentConfig, ...], _opponents)
     converter.register_structure_hook_func(lambda t: t == tuple[str, ...], _specs)
+    converter.register_structure_hook_func(lambda t: t == tuple[FeatureName, ...], _feature_names)
     converter.register_structure_hook_func(lambda t: t == tuple[int, ...], _depths)
     for cls in SECTIONS.values():
         converter.register_structure_hook(cls, _section_hook(cls, converter))
@@ -841,7 +862,7 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
             )
         # Read it now: a malformed table found by the first game would leave a half-made run directory.
         try:
-            load_weights(weights)
+            load_evaluation(weights)
         except WeightsError as error:
             raise ConfigError(f"config key '{key}': {error}") from error
     return config
@@ -859,7 +880,10 @@ def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:
 
 def config_to_toml(config: Config) -> str:
     """Returns ``config`` as TOML text that :func:`load_config` reads back unchanged."""
-    return tomli_w.dumps(config_to_dict(config))
+    data = config_to_dict(config)
+    if not config.population.features:
+        del data["population"]["features"]  # a table-only run's config.toml as it was before features
+    return tomli_w.dumps(data)
 
 
 def with_overrides(

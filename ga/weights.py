@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from engine.evaluation import DOCUMENT_FORMAT, Evaluation, FeatureError
 from engine.tables import WEIGHT_LIMIT
 from ga.files import FileRefused, atomic_write, read_regular
 
@@ -41,8 +42,12 @@ __all__ = [
     "same_table",
     "symmetric_images",
     "WeightsError",
+    "evaluation_text",
     "format_weights",
+    "is_evaluation_document",
+    "load_evaluation",
     "load_weights",
+    "parse_evaluation",
     "npy_bytes",
     "parse_weights",
     "save_weights",
@@ -591,6 +596,60 @@ def load_weights(path: str | os.PathLike[str], fmt: str | None = None) -> npt.ND
     except OSError as error:
         raise WeightsError(source, f"cannot be read ({error.strerror})") from None
     return parse_weights(data, fmt, source)
+
+
+def is_evaluation_document(data: bytes) -> bool:
+    """Returns whether a file's bytes are an evaluation file (JSON whose ``format`` is the evaluation format's)."""
+    if not data.lstrip().startswith(b"{"):
+        return False
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return False
+    return isinstance(document, dict) and document.get("format") == DOCUMENT_FORMAT
+
+
+def parse_evaluation(data: str | bytes, source: str = "<text>") -> Evaluation:
+    """Returns the evaluation of an evaluation file's text (docs/results.md#evaluation-files).
+
+    :raises WeightsError: naming the field that is wrong.
+    """
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise WeightsError(source, f"is not an evaluation file: {error}") from None
+    except RecursionError:
+        raise WeightsError(source, "JSON nested too deeply") from None
+    if not isinstance(document, dict):
+        raise WeightsError(source, "is not an evaluation file: not a JSON object")
+    try:
+        return Evaluation.from_document(document, source)
+    except FeatureError as error:
+        raise WeightsError(source, str(error), f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)") from None
+
+
+def evaluation_text(evaluation: Evaluation) -> str:
+    """Returns an evaluation file's text: its JSON document, indented, with a final newline."""
+    return json.dumps(evaluation.to_document(), indent=2) + "\n"
+
+
+def load_evaluation(path: str | os.PathLike[str]) -> Evaluation:
+    """Reads an evaluation file, or a weights table in any format (an evaluation without features).
+
+    Where a player is built from a file, this is its loader: a table plays as
+    it always did, an evaluation file brings its features.
+
+    :raises WeightsError: if the file is missing, unreadable or malformed.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".json" and os.path.lexists(path) and not path.is_dir():
+        try:
+            data = read_regular(path, MAX_FILE_BYTES)
+        except (FileRefused, OSError):
+            data = b""  # load_weights names the problem
+        if is_evaluation_document(data):
+            return parse_evaluation(data, str(path))
+    return Evaluation(tuple(float(w) for w in load_weights(path)), source=str(path))
 
 
 def save_weights(

@@ -6,8 +6,11 @@ import csv
 from pathlib import Path
 from typing import Any
 
-#: The files two runs of one experiment and seed must share byte for byte.
+#: The files two runs of one experiment and seed must share byte for byte (a run with features keeps its
+#: tables as the evaluation files instead of the CSVs).
 REPRODUCIBLE = ["population.csv", "best_weights.csv", "mean_weights.csv", "games.csv", "hall_of_fame.csv"]
+EVALUATIONS = {"best_weights.csv": "best_evaluation.json", "mean_weights.csv": "mean_evaluation.json",
+               "ga_best_weights.csv": "ga_best_evaluation.json"}
 
 
 def with_changes(base: dict[str, dict[str, Any]], **sections: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -28,13 +31,17 @@ def generations_without_timings(run_dir: Path, name: str = "generations.csv") ->
 
 def reproducible_state(run_dir: Path) -> dict[str, Any]:
     """Returns what two runs of one experiment must share: file bytes and untimed generations.csv."""
-    state: dict[str, Any] = {name: (run_dir / name).read_bytes() for name in REPRODUCIBLE}
+    def kept(name: str) -> Path:
+        evaluation = run_dir / EVALUATIONS.get(name, name)
+        return evaluation if evaluation.exists() else run_dir / name
+
+    state: dict[str, Any] = {name: kept(name).read_bytes() for name in REPRODUCIBLE}
     if (run_dir / "final.csv").exists():  # runs with a final tournament
         state["final.csv"] = (run_dir / "final.csv").read_bytes()
     state["generations.csv"] = generations_without_timings(run_dir)
     if (run_dir / "refine.csv").exists():  # refined runs
         state["refine.csv"] = generations_without_timings(run_dir, "refine.csv")
-        state["ga_best_weights.csv"] = (run_dir / "ga_best_weights.csv").read_bytes()
+        state["ga_best_weights.csv"] = kept("ga_best_weights.csv").read_bytes()
     return state
 
 

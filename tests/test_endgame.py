@@ -368,7 +368,7 @@ def test_a_configs_player_solves_its_endgame_and_its_games_show_it(tmp_path: Pat
                 "compute": {"workers": 1}}
 
     solving = config_from_dict(config("alphabeta:1,end=10"))
-    assert player_args(solving) == ("alphabeta", 1, 0.0, 40, 10)
+    assert player_args(solving) == ("alphabeta", 1, 0.0, 40, 10, ())
     with pytest.raises(ConfigError, match="end=N is the one option"):
         config_from_dict(config("alphabeta:1,eps=0.1"))
     # The batch's table player is the spec's: the same disc differences as a Player with end=10.

@@ -21,7 +21,7 @@ from ga.games.plan import HALL_OF_FAME, POPULATION, RANDOM_TABLE, GamePlan, spli
 from ga.games.scoring import score, scores
 from ga.games.seeds import derive_seed, derive_seeds
 
-PLAYER = ("nhand_custom", 1, 0.0, 40, 0)
+PLAYER = ("nhand_custom", 1, 0.0, 40, 0, ())
 
 
 def make_config(seed: int = 3, size: int = 8, **fitness_keys: object) -> Config:
@@ -463,7 +463,7 @@ def test_evaluate_uses_eps_and_phase_move_of_the_player() -> None:
     tables = np.random.default_rng(8).uniform(-1, 1, (8, 128))
     labels = opponent_labels(config)
     plan = plan_generation(config, 0, 8)
-    diffs = play(Batch(("nhand_custom", 2, 0.1, 30, 0), tables, labels, plan))
+    diffs = play(Batch(("nhand_custom", 2, 0.1, 30, 0, ()), tables, labels, plan))
     for g in range(0, len(plan), 5):
         me = Player("nhand_custom", 2, tuple(tables[plan.individual[g]]), 0.1, 30)
         label = labels[plan.opponent[g]]

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import Player, PlayerSpec, build_player, parse_spec
+from engine.evaluation import Evaluation
 from engine.kinds import KINDS
 from engine.players import is_path
 from ga.analysis.stats import MatchSummary
@@ -40,7 +41,7 @@ from ga.games.executor import Batch, opponent_spec, play_here
 from ga.games.plan import RANDOM_TABLE, GamePlan
 from ga.games.seeds import game_seeds, random_tables
 from ga.rundir.reader import read_config
-from ga.weights import load_weights, range_problem
+from ga.weights import load_evaluation, range_problem
 
 __all__ = [
     "check_evaluation",
@@ -68,10 +69,10 @@ LADDER_TABLES = ("heuristic", "lr06", "sjk11", "classic")
 LADDER_DEPTHS = (1, 2, 3, 4)
 EU_LABEL = "eu(random U(-1,1) tables)"
 
-PlayerSource = str | npt.ArrayLike
+PlayerSource = str | npt.ArrayLike | Evaluation
 
 # The table players of an evaluation's plan: the random tables of eu (1-ply, eps 0); otherwise none play.
-_NO_TABLES = ("nhand_custom", 1, 0.0, 40, 0)
+_NO_TABLES = ("nhand_custom", 1, 0.0, 40, 0, ())
 
 
 # ---------------------------------------------------------------- players
@@ -79,11 +80,16 @@ _NO_TABLES = ("nhand_custom", 1, 0.0, 40, 0)
 
 def _player_spec(
     player: PlayerSource, eps: float | None
-) -> tuple[PlayerSpec, npt.NDArray[np.float64] | None]:
-    """Returns the spec of the evaluated player and its weights if given as numbers."""
+) -> tuple[PlayerSpec, npt.NDArray[np.float64] | Evaluation | None]:
+    """Returns the spec of the evaluated player and its weights if given as numbers (or as an evaluation)."""
     if isinstance(player, str):
         spec = parse_spec(player)
         weights = None
+    elif isinstance(player, Evaluation):
+        problem = range_problem(np.array(player.squares))
+        if problem:
+            raise ValueError(f"the evaluated evaluation's squares: {problem}; scale it down")
+        spec, weights = PlayerSpec("nhand_custom", 1), player
     else:
         weights = np.asarray(player, dtype=np.float64).ravel()
         if weights.size not in (64, 128):
@@ -149,6 +155,7 @@ def evaluate_player(
     workers: int = 1,
     protocol: str = "plain",
     depths: Sequence[int] = (),
+    end: int = 0,
 ) -> list[MatchSummary]:
     """Plays ``games`` games against each opponent and returns one summary per opponent.
 
@@ -176,11 +183,11 @@ def evaluate_player(
     played_eps, opponents, spec, weights, opponent_specs = _setting_up(player_spec, opponents, protocol, eps, depths)
     if protocol == "ladder":
         return ladder(_table_of(spec, weights), opponents, games, depths=depths or LADDER_DEPTHS, seed=seed,
-                      workers=workers, phase_move=spec.phase_move)
-    player = build_player(spec, weights, load_weights=load_weights)
+                      workers=workers, phase_move=spec.phase_move, end=end)
+    player = build_player(spec, weights, load_weights=load_evaluation)
     if protocol == "eu":
         return [_expected_utility(player, games, seed, workers)]
-    opponent_players: list[Player | None] = [build_player(opponent, load_weights=load_weights)
+    opponent_players: list[Player | None] = [build_player(opponent, load_weights=load_evaluation)
                                               for opponent in opponent_specs]
     labels = [
         text if played_eps is None or opponent.kind == "random" else str(opponent)
@@ -242,31 +249,42 @@ def _expected_utility(player: Player, tables: int, seed: int, workers: int) -> M
     return MatchSummary.from_disc_diffs(EU_LABEL, diffs.tolist())
 
 
-def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | None) -> npt.NDArray[np.float64]:
-    """Returns the table of the evaluated player (the ladder plays tables, at each depth)."""
-    if weights is not None:
+def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | Evaluation | None) -> Evaluation:
+    """Returns the evaluation of the evaluated player (the ladder plays tables or evaluations, at each depth)."""
+    if isinstance(weights, Evaluation):
         return weights
+    if weights is not None:
+        return Evaluation(tuple(float(w) for w in weights), phase_move=spec.phase_move)
     if spec.table is None:
         raise ValueError(f"the ladder protocol plays a weights table at every depth; {spec} has none "
                          "(give a table, a weights file or a run directory)")
-    return np.asarray(build_player(spec, load_weights=load_weights).weights, dtype=np.float64)
+    player = build_player(spec, load_weights=load_evaluation)
+    return Evaluation.from_vector(player.weights, player.features, player.phase_move)
 
 
-def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths: Sequence[int] = LADDER_DEPTHS,
-           seed: int = 0, workers: int = 1, phase_move: int = 40) -> list[MatchSummary]:
+def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: int, *,
+           depths: Sequence[int] = LADDER_DEPTHS, seed: int = 0, workers: int = 1, phase_move: int = 40,
+           end: int = 0) -> list[MatchSummary]:
     """Plays ``alphabeta:d@TABLE`` against ``alphabeta:d@T`` for every opponent table T and depth d.
 
     Both players at eps 0.1, both colours (game i black when i is even), ``games``
     a pairing; the seeds of pairing k (opponents by depths, in order) are
     :func:`ga.games.seeds.game_seeds` ``(seed, k, games)``. Returns one summary
-    per (opponent, depth), labelled with the opponent's spec.
+    per (opponent, depth), labelled with the opponent's spec. ``table`` may be
+    an evaluation with features (its own switch move is played); with ``end``
+    both sides solve the last ``end`` empty squares exactly.
 
     :raises ValueError: for a bad table, opponent table or depth.
     """
-    weights = np.asarray(table, dtype=np.float64).ravel()
+    evaluation = table if isinstance(table, Evaluation) else None
+    weights = evaluation.vector() if evaluation else np.asarray(table, dtype=np.float64).ravel()
+    features = evaluation.features if evaluation else ()
+    if evaluation is not None and evaluation.n_tables == 2:
+        phase_move = evaluation.phase_move
     pairs = _ladder_pairs(opponents, depths)
-    labels = [f"alphabeta:{depth}@{name},eps={LEAGUE_EPS:g}" for name, depth in pairs]
-    rivals: list[Player | None] = [build_player(label, load_weights=load_weights) for label in labels]
+    solving = f",end={end}" if end else ""
+    labels = [f"alphabeta:{depth}@{name},eps={LEAGUE_EPS:g}{solving}" for name, depth in pairs]
+    rivals: list[Player | None] = [build_player(label, load_weights=load_evaluation) for label in labels]
     plan = GamePlan(
         individual=np.zeros(games * len(pairs), dtype=np.int32),
         opponent=np.repeat(np.arange(len(pairs), dtype=np.int32), games),
@@ -275,7 +293,8 @@ def ladder(table: npt.ArrayLike, opponents: Sequence[str], games: int, *, depths
         colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(pairs)),
         depth=np.repeat(np.array([depth for _, depth in pairs], dtype=np.int32), games),
     )
-    batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move, 0), weights.reshape(1, -1), labels, plan, opponents=rivals)
+    batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move, end, features), weights.reshape(1, -1), labels, plan,
+                  opponents=rivals)
     diffs = play_here(batch, workers)
     return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
             for k, label in enumerate(labels)]

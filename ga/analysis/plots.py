@@ -36,9 +36,9 @@ from matplotlib.textpath import TextToPath
 
 from ga.files import atomic_write
 from ga.analysis.stats import MatchSummary, wilson_interval
-from ga.rundir.layout import GAMES, REFINE_CSV
+from ga.rundir.layout import BEST, GA_BEST, GAMES, MEAN, REFINE_CSV, table_file
 from ga.rundir.reader import experiment_name, read_generations, read_table, run_settings, writes_games
-from ga.weights import FILE_NAMES, PHASE_NAMES, load_weights
+from ga.weights import FILE_NAMES, PHASE_NAMES, load_evaluation
 
 __all__ = [
     "DPI",
@@ -333,8 +333,11 @@ def plot_run(
     generations = read_generations(run_dir)
     games_path = run_dir / GAMES
     games = read_table(run_dir, GAMES) if "opponent_bars" in selected and os.path.lexists(games_path) else None
-    tables = {stem: load_weights(run_dir / f"{stem}.csv") for stem in ("best_weights", "mean_weights", "ga_best_weights")
-              if os.path.lexists(run_dir / f"{stem}.csv")}
+    # A run with features keeps each table as an evaluation file: its squares are drawn, its feature weights named.
+    evaluations = {stem: load_evaluation(table_file(run_dir, name))
+                   for stem, name in (("best_weights", BEST), ("mean_weights", MEAN), ("ga_best_weights", GA_BEST))
+                   if os.path.lexists(table_file(run_dir, name))}
+    tables = {stem: np.array(evaluation.squares) for stem, evaluation in evaluations.items()}
     refined = "ga_best_weights" in tables
     settings = run_settings(run_dir)
     fitness = _section(settings, "fitness")
@@ -389,7 +392,9 @@ def plot_run(
             if stem != "ga_best_weights":
                 warnings.warn(f"{run_dir / (stem + '.csv')} does not exist; skipping {stem}", stacklevel=2)
             continue
-        written += plot_weights(tables[stem], out_dir / f"{stem}.{fmt}", title=f"{titles[stem]}: {label}",
+        features = evaluations[stem].weights_of(0)
+        named = "".join(f", {name} {weight:.3g}" for name, weight in features.items())
+        written += plot_weights(tables[stem], out_dir / f"{stem}.{fmt}", title=f"{titles[stem]}: {label}{named}",
                                 scale=largest, release=release)
 
     if refine is not None:

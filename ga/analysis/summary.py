@@ -15,19 +15,33 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.evaluation import Evaluation
 from ga.rundir.layout import (
-    BEST, CHECKPOINT, CONFIG, FINAL, GA_BEST, GAMES, GENERATIONS, HALL_OF_FAME, MANIFEST, MEAN, OPTIONAL, POPULATION,
-    REFINE_CSV, REFINE_STATE, RUN_FILES, check_run_dir,
+    BEST, CHECKPOINT, CONFIG, EVALUATION_FILES, FINAL, GA_BEST, GAMES, GENERATIONS, HALL_OF_FAME, MANIFEST, MEAN,
+    OPTIONAL, POPULATION, REFINE_CSV, REFINE_STATE, RUN_FILES, check_run_dir, table_file,
 )
 from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
 from ga.rundir.reader import experiment_description, experiment_name, printable, read_config, read_table
-from ga.weights import FILE_NAMES, WeightsError, load_weights
+from ga.weights import FILE_NAMES, WeightsError, load_evaluation
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["format_grid", "summarize_run"]
+
+
+def _feature_lines(evaluation: Evaluation) -> list[str]:
+    """Returns the lines of an evaluation's feature weights (none for a table), and the endgame it was trained with."""
+    if not evaluation.features:
+        return []
+    lines = ["Feature weights" + (" (before / after the switch move)" if evaluation.n_tables == 2 else "")]
+    for name in evaluation.features:
+        weights = " / ".join(f"{evaluation.weights_of(t)[name]:.3g}" for t in range(evaluation.n_tables))
+        lines.append(f"  {name:<10} {weights}")
+    if evaluation.end:
+        lines.append(f"  trained solving the last {evaluation.end} empty squares exactly (end={evaluation.end})")
+    return lines
 
 
 def format_grid(weights: npt.ArrayLike, digits: int = 2) -> str:
@@ -91,11 +105,13 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     if missing:
         lines.append(f"  missing: {', '.join(missing)}")
 
-    best_path = path / BEST
+    best_path = table_file(path, BEST)
     lines.append("")
     if best_path.is_file():
         try:
-            lines += [f"Best table ({printable(str(best_path))})", format_grid(load_weights(best_path))]
+            best = load_evaluation(best_path)
+            lines += [f"Best table ({printable(str(best_path))})", format_grid(best.squares)]
+            lines += _feature_lines(best)
         except WeightsError as error:
             lines.append(f"Best table: {printable(str(error))}")
     else:
@@ -231,11 +247,12 @@ def _expected_files(path: Path, manifest: dict[str, Any]) -> list[str]:
     if config.output.games_csv:
         expected.append(GAMES)
     if manifest.get("status") in ("finished", "refining"):
-        expected += [POPULATION, BEST, MEAN, HALL_OF_FAME]
+        tables = [EVALUATION_FILES[BEST], EVALUATION_FILES[MEAN]] if config.population.features else [BEST, MEAN]
+        expected += [POPULATION, *tables, HALL_OF_FAME]
         if config.final.games:
             expected.append(FINAL)
     if manifest.get("status") == "finished" and config.refine.generations:
-        expected += [GA_BEST, REFINE_CSV, REFINE_STATE]
+        expected += [EVALUATION_FILES[GA_BEST] if config.population.features else GA_BEST, REFINE_CSV, REFINE_STATE]
     return expected
 
 

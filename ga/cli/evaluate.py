@@ -22,7 +22,7 @@ from ga.config import ConfigError
 from ga.files import Output, check_stdout
 from ga.games.executor import all_cores
 from ga.rundir.resolve import resolve_player, run_player
-from ga.weights import load_weights
+from ga.weights import load_evaluation
 
 __all__ = ["CSV_COLUMNS", "evaluate"]
 
@@ -50,12 +50,14 @@ CSV_COLUMNS = (
                    "ladder: alphabeta:d@TABLE vs alphabeta:d@T for each published table T and depth d, eps 0.1.")
 @click.option("--depths", default=None, metavar="D-D|D,D,...",
               help="ladder: the depths, e.g. 1-4 (the default) or 2,4.")
+@click.option("--end", type=click.IntRange(0, 60), default=0, show_default=True,
+              help="ladder: both sides solve the last N empty squares exactly (end=N); 0: never.")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
               help="Also write the rows to this CSV file.")
 @click.option("--force", is_flag=True, help="Replace an existing --csv file.")
 def evaluate(
     player: str, opponents: tuple[str, ...], games: int, eps: float | None, seed: int,
-    workers: int, protocol: str, depths: str | None, csv_path: Path | None, force: bool,
+    workers: int, protocol: str, depths: str | None, end: int, csv_path: Path | None, force: bool,
 ) -> None:
     """Play WEIGHTS_OR_SPEC against each --vs opponent; print score, Wilson interval and Elo.
 
@@ -72,8 +74,10 @@ def evaluate(
     played = protocol_opponents(protocol, opponents)
     # Every player is built now, its weights file read: a bad one ends the command before any warning or game.
     for spec in ([evaluated] if isinstance(evaluated, str) else []) + list(played):
-        build_player(spec, load_weights=load_weights)
+        build_player(spec, load_weights=load_evaluation)
     chosen_depths = parse_depths(depths) if depths is not None else ()
+    if end and protocol != "ladder":
+        raise ValueError(f"--end sets both sides of the ladder protocol; with {protocol!r} write end=N in the specs")
     check_evaluation(evaluated, played, eps=eps, protocol=protocol, depths=chosen_depths)
     with contextlib.ExitStack() as stack:
         csv_output = None
@@ -85,12 +89,13 @@ def evaluate(
         _warn_about_training(run_dir, played, protocol)
         summaries = evaluate_player(
             evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
-            protocol=protocol, depths=chosen_depths,
+            protocol=protocol, depths=chosen_depths, end=end,
         )
         if protocol == "ladder":
-            label = label.replace("wpc:1 with", "alphabeta:d with", 1)
+            label = label.replace("wpc:1 with", "alphabeta:d with", 1).replace("wpc:1@", "alphabeta:d@", 1)
         click.echo(f"player    {label}")
-        click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else ""))
+        click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else "")
+                   + (f", end {end}" if end else ""))
         click.echo(_format_table(summaries))
         if csv_output is not None:
             csv_output.write((_CSV_HEADER if csv_output.is_stdout else "") + _csv_rows(summaries, label, protocol,

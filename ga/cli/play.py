@@ -95,14 +95,14 @@ def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
     Type a square such as d3 to move; help lists the legal moves; quit (or Ctrl-D) ends the game.
     """
     from engine import WHITE, build_player
-    from ga.weights import load_weights
+    from ga.weights import load_evaluation
 
     if black and white:
         raise click.UsageError("--black and --white exclude each other; give one (black is the default)")
     human_colour = "white" if white else "black"
     # A run directory plays its own player, its settings included; a weights file or a built-in table plays 1-ply.
     player, label, _ = resolve_player(opponent)
-    computer = build_player(player, load_weights=load_weights) if isinstance(player, str) else \
+    computer = build_player(player, load_weights=load_evaluation) if isinstance(player, str) else \
         build_player("wpc:1", player)
     opponent = label
     # A game nobody can see or answer is refused, not played into the void (as cat refuses a closed stdout).

@@ -160,13 +160,19 @@ def spread_over_depths(plan: GamePlan, depths: Sequence[int], specs: Sequence[st
 
 
 def generation_random_tables(config: Config, generation: int) -> np.ndarray:
-    """Returns a generation's random opponent tables (rows of 64 weights from U(-1, 1); none without them)."""
+    """Returns a generation's random opponent tables (rows of 64 weights from U(-1, 1); none without them).
+
+    With features, each row also weighs them, from U(-1, 1) too (drawn after
+    the squares, so a table-only run draws what it always drew).
+    """
     count = config.fitness.random_table_games
+    features = len(config.population.features)
     rng = np.random.default_rng(derive_seed(config.experiment.seed, Stream.RANDOM_TABLES, generation))
     tables = rng.uniform(-1.0, 1.0, size=(count, 64))
+    weights = rng.uniform(-1.0, 1.0, size=(count, features)) if features else np.zeros((count, 0))
     if config.population.genome == "phase":
-        tables = np.hstack([tables, tables])  # one table for the whole game
-    return tables
+        return np.hstack([tables, tables, weights, weights])  # one evaluation for the whole game
+    return np.hstack([tables, weights]) if features else tables
 
 
 def _member_games(seed: int, generation: int, label: int, members: np.ndarray) -> GamePlan:
@@ -198,14 +204,16 @@ def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch
     for generation in range(generations):
         plan = plan_generation(config, generation, size)
         plans.append(dataclasses.replace(plan, individual=plan.individual + np.int32(generation * size)))
-    tables = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(generations * size, table_length(config.population.genome)))
+    tables = np.random.default_rng(seed).uniform(
+        -1.0, 1.0, size=(generations * size, table_length(config.population.genome, len(config.population.features))))
     return executor.Batch(player_args(config), tables, opponent_labels(config), GamePlan.concatenate(plans))
 
 
 def player_args(config: Config) -> executor.TablePlayer:
-    """Returns (kind, depth, eps, phase_move, end) of the evolved player."""
+    """Returns (kind, depth, eps, phase_move, end, features) of the evolved player."""
     spec = parse_spec(config.fitness.player)
-    return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move, spec.end)
+    return (spec.kind, spec.depth, config.fitness.eps, config.population.phase_move, spec.end,
+            tuple(config.population.features))
 
 
 @dataclass
@@ -263,7 +271,7 @@ def evaluate_generation(
     """
     size = len(population)
     genes = gene_matrix(population)
-    tables = expand_many(genes, config.population.genome)
+    tables = expand_many(genes, config.population.genome, len(config.population.features))
     if champion_rows(config, len(champions)):
         tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
     if config.fitness.random_table_games:

@@ -5,6 +5,11 @@
 - ``sym4``: 20 genes, tied under the symmetries that keep the start position
   (identity, transpose, anti-transpose, 180-degree rotation).
 - ``phase``: 128 genes, two full tables (the first before ``phase_move``).
+
+With ``features`` (population.features) each genome has one more gene per
+feature (two with ``phase``: one per table) after the squares' genes, and
+the weights it stands for are the engine's evaluation vector: the squares,
+then the feature weights, table by table (engine.evaluation.Evaluation).
 """
 
 from __future__ import annotations
@@ -48,8 +53,12 @@ def square_classes(genome: str) -> tuple[int, ...]:
     return tuple(ordered.index(first) for first in first_square)
 
 
-def genome_length(genome: str) -> int:
-    """Returns the number of genes of an individual."""
+def _tables(genome: str) -> int:
+    return 2 if genome == "phase" else 1
+
+
+def square_genes(genome: str) -> int:
+    """Returns the number of genes of the squares (the feature genes follow them)."""
     if genome == "full":
         return 64
     if genome == "phase":
@@ -57,19 +66,30 @@ def genome_length(genome: str) -> int:
     return max(square_classes(genome)) + 1
 
 
-def table_length(genome: str) -> int:
-    """Returns the number of weights of the table an individual stands for (64, or 128 for ``phase``)."""
-    return 128 if genome == "phase" else 64
+def genome_length(genome: str, features: int = 0) -> int:
+    """Returns the number of genes of an individual with ``features`` evolved feature weights."""
+    return square_genes(genome) + features * _tables(genome)
 
 
-def expand(genes: Sequence[float], genome: str) -> np.ndarray:
-    """Returns the weights (64, or 128 for ``phase``) an individual's genes stand for."""
+def table_length(genome: str, features: int = 0) -> int:
+    """Returns the number of weights an individual stands for: 64 (128 for ``phase``), and its feature weights."""
+    return (64 + features) * _tables(genome)
+
+
+def _gene_index(genome: str, features: int) -> np.ndarray:
+    """Returns, for each weight an individual stands for, the index of its gene."""
+    squares = np.arange(square_genes(genome)) if genome in ("full", "phase") else np.array(square_classes(genome))
+    return np.concatenate([squares, square_genes(genome) + np.arange(features * _tables(genome))]).astype(np.intp)
+
+
+def expand(genes: Sequence[float], genome: str, features: int = 0) -> np.ndarray:
+    """Returns the weights (64, or 128 for ``phase``, then the feature weights) an individual's genes stand for."""
     values = np.asarray(genes, dtype=np.float64)
-    if values.size != genome_length(genome):
-        raise ValueError(f"a {genome} genome has {genome_length(genome)} genes, got {values.size}")
+    if values.size != genome_length(genome, features):
+        raise ValueError(f"a {genome} genome has {genome_length(genome, features)} genes, got {values.size}")
     if genome in ("full", "phase"):
         return values.copy()
-    return values[np.array(square_classes(genome))]
+    return values[_gene_index(genome, features)]
 
 
 def gene_matrix(population: Sequence[Sequence[float]]) -> np.ndarray:
@@ -84,20 +104,20 @@ def gene_matrix(population: Sequence[Sequence[float]]) -> np.ndarray:
     return genes.reshape(len(population), width)
 
 
-def expand_many(genes: np.ndarray, genome: str) -> np.ndarray:
+def expand_many(genes: np.ndarray, genome: str, features: int = 0) -> np.ndarray:
     """Returns the weight tables of a population (one row of genes per individual)."""
-    if genes.shape[1] != genome_length(genome):
-        raise ValueError(f"a {genome} genome has {genome_length(genome)} genes, got {genes.shape[1]}")
+    if genes.shape[1] != genome_length(genome, features):
+        raise ValueError(f"a {genome} genome has {genome_length(genome, features)} genes, got {genes.shape[1]}")
     if genome in ("full", "phase"):
         return genes.copy()
-    return genes[:, np.array(square_classes(genome))]
+    return genes[:, _gene_index(genome, features)]
 
 
-def contract(weights: Sequence[float], genome: str) -> np.ndarray:
-    """Returns genes for ``weights``: the mean over each class of tied squares."""
+def contract(weights: Sequence[float], genome: str, features: int = 0) -> np.ndarray:
+    """Returns genes for ``weights``: the mean over each class of tied squares, then the feature weights."""
     table = np.asarray(weights, dtype=np.float64)
     if genome in ("full", "phase"):
         return table.copy()
     classes = np.array(square_classes(genome))
     counts = np.bincount(classes)
-    return np.bincount(classes, weights=table[:64]) / counts
+    return np.concatenate([np.bincount(classes, weights=table[:64]) / counts, table[64:64 + features]])

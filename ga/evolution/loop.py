@@ -183,7 +183,7 @@ class GenerationLoop:
         sure_to_share = shared and fewest * executor.CHEAPEST_GAME_SECONDS >= executor.SHARE_MIN_SECONDS
         if parts > 1 and not sure_to_share:
             costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config),
-                                            table_length(genome))
+                                            table_length(genome, len(config.population.features)))
         bar = self.progress(Stage(self.label, start, total)) if self.progress else None
         self._last_checkpoint = -math.inf  # the first generation is saved at once
         done = start
@@ -204,7 +204,8 @@ class GenerationLoop:
                     done = pending() or done
                 evaluated = time.perf_counter()
                 best = operators.sel_best(population, 1)[0]
-                champions = (champions + [list(expand(best, genome))])[-config.fitness.hall_of_fame_size:]
+                champions = (champions + [list(expand(best, genome, len(config.population.features)))])[
+                    -config.fitness.hall_of_fame_size:]
                 timings = {"evaluation_s": evaluated - bred, "variation_s": bred - started,
                            "generation_s": time.perf_counter() - started}
                 games_played += result.games
@@ -308,13 +309,14 @@ class GenerationLoop:
                        champions: list[list[float]]) -> None:
         """Writes the finished run's tables, after its final tournament if it has one."""
         config = self.config
-        genome = config.population.genome
-        best_table = expand(operators.sel_best(population, 1)[0], genome)
+        genome, features = config.population.genome, len(config.population.features)
+        best_table = expand(operators.sel_best(population, 1)[0], genome, features)
         if config.final.games:
             started = time.perf_counter()
             label = "final tournament" if self.label == "GA" else f"{self.label}, final tournament"
             bar = self.progress(Stage(label, 0, 1, "tournament")) if self.progress else None
-            candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions, genome)
+            candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions, genome,
+                                                      features)
             ranking, games = tournament.run_tournament(config, candidates, self.game_map)
             if bar is not None:
                 bar.update({"games": games})
@@ -324,9 +326,9 @@ class GenerationLoop:
             self.manifest["final_s"] = round(time.perf_counter() - started, 3)
             best_table = ranking[0]["weights"]
         self.writer.write_results(
-            [expand(ind, genome) for ind in population],
+            [expand(ind, genome, features) for ind in population],
             best_table,
-            [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": expand(ind, genome)}
+            [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": expand(ind, genome, features)}
              for ind in hall_of_fame],
         )
         if config.refine.generations:

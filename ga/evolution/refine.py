@@ -45,7 +45,7 @@ from ga.games.plan import GamePlan
 from ga.games.seeds import GLOBAL_GENERATORS, Stream, derive_seed, game_seeds, random_tables
 from ga.rundir.reader import read_refine_state
 from ga.rundir.writer import RunWriter
-from ga.weights import load_weights
+from ga.weights import load_evaluation
 
 GROUPS = ("opponents", "restarts", "random_tables")
 CHUNK = 128  # games of one task against one opponent (even: colours alternate)
@@ -91,26 +91,28 @@ class Panel:
     restarts: list[dict[int, Player]]
     depths: tuple[int, ...] = ()
     end: int = 0  # the run's player solves from this many empty squares (so do the restarts' and random tables)
+    features: tuple[str, ...] = ()  # the features the run's tables weigh after the squares (the restarts' too)
 
     @classmethod
     def build(cls, refine: RefineConfig, restart_tables: Sequence[npt.ArrayLike],
-              depths: Sequence[int] = (), end: int = 0) -> Panel:
+              depths: Sequence[int] = (), end: int = 0, features: Sequence[str] = ()) -> Panel:
         levels = tuple(depths) or (0,)
         opponents = []
         for spec in refine.opponents:
             parsed = opponent_spec(spec, refine.eps)
             opponents.append({d: build_player(dataclasses.replace(parsed, depth=d) if d and parsed.kind == "alphabeta"
-                                              else parsed, load_weights=load_weights) for d in levels})
-        restarts = [{d: _table_player(table, d, refine.eps, end) for d in levels} for table in restart_tables]
-        return cls(opponents, restarts, tuple(depths), end)
+                                              else parsed, load_weights=load_evaluation) for d in levels})
+        restarts = [{d: _table_player(table, d, refine.eps, end, tuple(features)) for d in levels}
+                    for table in restart_tables]
+        return cls(opponents, restarts, tuple(depths), end, tuple(features))
 
 
-def _table_player(table: npt.ArrayLike, depth: int, eps: float, end: int = 0) -> Player:
-    """Returns the player of a table: 1-ply without a depth, else searching at ``depth``."""
+def _table_player(table: npt.ArrayLike, depth: int, eps: float, end: int = 0, features: Sequence[str] = ()) -> Player:
+    """Returns the player of a table (with ``features``, an evaluation): 1-ply without a depth, else searching."""
     weights = np.asarray(table, dtype=np.float64)
     if depth:
-        return Player("alphabeta", depth, weights, eps, end=end)
-    return Player("nhand_custom", 1, weights, eps, end=end)
+        return Player("alphabeta", depth, weights, eps, end=end, features=features)
+    return Player("nhand_custom", 1, weights, eps, end=end, features=features)
 
 
 def refine_depths(config: Config) -> tuple[int, ...]:
@@ -167,7 +169,8 @@ def generation_tasks(refine: RefineConfig, panel: Panel, seed: int, generation: 
 
 
 def panel_scores(
-    refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[Task], workers: int, end: int = 0
+    refine: RefineConfig, tables: Sequence[npt.ArrayLike], tasks: Sequence[Task], workers: int, end: int = 0,
+    features: Sequence[str] = (),
 ) -> npt.NDArray[np.float64]:
     """Returns each table's score against each group of the panel (rows: tables; NaN: group not played).
 
@@ -195,7 +198,7 @@ def panel_scores(
             if searching else None,
         )
         eps = 0.0 if greedy else refine.eps
-        player = ("alphabeta", 1, eps, 40, end) if searching else ("nhand_custom", 1, eps, 40, end)
+        player = ("alphabeta" if searching else "nhand_custom", 1, eps, 40, end, tuple(features))
         batch = Batch(player, candidates, [t[0] for t in chosen], plan, opponents=[t[2] for t in chosen])
         diffs = play_here(batch, workers).reshape(len(candidates), per_candidate)
         group_of = np.repeat([GROUPS.index(t[0]) for t in chosen], lengths)
@@ -266,9 +269,11 @@ def refine(
     ``progress(stage)`` makes a bar (see :data:`ga.evolution.loop.ProgressFactory`).
     """
     refine_config, genome, seed = config.refine, config.population.genome, config.experiment.seed
-    genes = contract(np.asarray(start_table, dtype=np.float64), genome)
+    features = tuple(config.population.features)
+    genes = contract(np.asarray(start_table, dtype=np.float64), genome, len(features))
     start = genes / np.abs(genes).max()
-    panel = Panel.build(refine_config, restart_tables, refine_depths(config), parse_spec(config.fitness.player).end)
+    panel = Panel.build(refine_config, restart_tables, refine_depths(config), parse_spec(config.fitness.player).end,
+                        features)
     saved = read_state(run_dir, start)
     writer = RunWriter(run_dir)
     if saved is None:
@@ -285,7 +290,8 @@ def refine(
                 np.random.seed(derive_seed(seed, Stream.REFINE, generation, 1) % 2**32)
                 candidates = strategy.generate(creator.RefineCandidate)
             tasks = generation_tasks(refine_config, panel, seed, generation)
-            scores = panel_scores(refine_config, [expand(c, genome) for c in candidates], tasks, workers, panel.end)
+            scores = panel_scores(refine_config, [expand(c, genome, len(features)) for c in candidates], tasks, workers,
+                                  panel.end, features)
             values = combined(refine_config, scores)
             for candidate, value in zip(candidates, values):
                 candidate.fitness.values = (float(value),)
@@ -305,7 +311,7 @@ def refine(
     finally:
         if bar is not None:
             bar.close()
-    return expand(result_genes(rows, len(start), refine_config.average_last), genome), rows
+    return expand(result_genes(rows, len(start), refine_config.average_last), genome, len(features)), rows
 
 
 def result_genes(rows: Sequence[dict[str, Any]], size: int, average_last: int) -> list[float]:

@@ -27,12 +27,11 @@ from ga.rundir.checkpoint import CHECKPOINT_FORMAT, Checkpoint, read_checkpoint
 from ga.rundir.lock import RunLock
 from ga.rundir.layout import (
     BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RESTARTS, RunDirError, check_no_links, check_run_dir, generation_columns,
-    restart_dir,
+    restart_dir, table_file,
 )
 from ga.rundir.manifest import new_manifest, now_iso, read_manifest
-from ga.rundir.reader import read_config, read_records, read_refine_state
-from ga.rundir.writer import RunWriter
-from ga.weights import load_weights, parse_weights
+from ga.rundir.reader import read_config, read_evaluation, read_records, read_refine_state
+from ga.rundir.writer import RunWriter, TableForm
 
 __all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds", "memory_limit", "evolve", "resolve_workers", "resume", "run", "timestamped_dir"]
 
@@ -156,12 +155,13 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
         done = _restart(config, restart_dir(run_dir, restart), restart, count, progress, stop)
         if not done.finished:
             return dataclasses.replace(result, finished=False, stopped_in=done.stopped_in)
-        tables.append(load_weights(restart_dir(run_dir, restart) / BEST))
-    ga_best = (run_dir / BEST).read_text(encoding="utf-8")  # written by the run just now (again when resumed)
+        tables.append(read_evaluation(restart_dir(run_dir, restart), BEST).vector())
+    # Written by the run just now (again when resumed): kept as the GA's best, the refinement's start.
+    ga_best = table_file(run_dir, BEST).read_text(encoding="utf-8")
     with stop.installed():
-        refined = refine.refine(config, run_dir, parse_weights(ga_best, "csv"), tables, resolve_workers(config),
+        refined = refine.refine(config, run_dir, read_evaluation(run_dir, BEST).vector(), tables, resolve_workers(config),
                                 should_stop=lambda: stop.signal is not None, progress=progress)
-    writer = RunWriter(run_dir)
+    writer = RunWriter(run_dir, form=TableForm.of(config))
     manifest = read_manifest(run_dir)
     manifest["restarts_s"] = round(sum(job_seconds(read_manifest(restart_dir(run_dir, k), missing_ok=True))
                                        for k in range(1, count + 1)), 3)
@@ -258,7 +258,7 @@ def check_plan(config: Config, memory: int) -> None:
     if config.refine.generations:
         stages.append(("refine.games", "a refinement generation", _refine_generation_games(config.refine)))
     key, stage, games = max(stages, key=lambda entry: entry[2])
-    population_bytes = 4 * size * genome_length(config.population.genome) * 8  # the tables, their copies in breeding
+    population_bytes = 4 * size * genome_length(config.population.genome, len(config.population.features)) * 8  # the tables, their copies in breeding
     if population_bytes > memory // 2:
         key, stage = "population.size", "a generation"
     needed = games * BYTES_PER_GAME + population_bytes
@@ -291,13 +291,13 @@ def _setting(config: Config, key: str) -> Any:
 
 def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path) -> None:
     """Raises RunDirError unless the checkpoint was made by the run that config.toml describes."""
-    expected = (config.population.size, genome_length(config.population.genome))
+    expected = (config.population.size, genome_length(config.population.genome, len(config.population.features)))
     if checkpoint.population.shape != expected:
         raise RunDirError(
             f"the checkpoint holds {checkpoint.population.shape[0]} individuals of {checkpoint.population.shape[1]} "
             f"genes but config.toml asks for {expected[0]} of {expected[1]}; the run directory is damaged"
         )
-    width = table_length(config.population.genome)  # a champion is a whole table
+    width = table_length(config.population.genome, len(config.population.features))  # a champion is a whole table
     if checkpoint.champions.size and checkpoint.champions.shape[1] != width:
         raise RunDirError(
             f"'{run_dir / CHECKPOINT}': 'champions' holds tables of {checkpoint.champions.shape[1]} weights but "

@@ -75,7 +75,7 @@ def build_toolbox(config: Config) -> base.Toolbox:
     toolbox = base.Toolbox()
     toolbox.register("clone", clone)
     toolbox.register("gene", random.uniform, pop.init_low, pop.init_high)
-    toolbox.register("individual", tools.initRepeat, creator.Individual, toolbox.gene, genome_length(pop.genome))
+    toolbox.register("individual", tools.initRepeat, creator.Individual, toolbox.gene, genome_length(pop.genome, len(pop.features)))
     toolbox.register("population", tools.initRepeat, list, toolbox.individual)
     if sel.method == "adjacent-pairs":
         toolbox.register("select", operators.sel_adjacent_pairs)

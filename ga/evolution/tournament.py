@@ -44,7 +44,7 @@ class Candidates:
 
 
 def gather_candidates(population: Sequence[Sequence[float]], born: Sequence[int],
-                      champions: Sequence[Sequence[float]], genome: str) -> Candidates:
+                      champions: Sequence[Sequence[float]], genome: str, features: int = 0) -> Candidates:
     """Returns the distinct tables of the final population, its mean and the champion archive.
 
     ``champions`` are 64/128-weight tables, oldest first; a table that appears
@@ -52,9 +52,9 @@ def gather_candidates(population: Sequence[Sequence[float]], born: Sequence[int]
     """
     genes = np.asarray(population, dtype=np.float64)
     rows: list[tuple[np.ndarray, str, int, int]] = [
-        (table, "population", i, int(born[i])) for i, table in enumerate(expand_many(genes, genome))
+        (table, "population", i, int(born[i])) for i, table in enumerate(expand_many(genes, genome, features))
     ]
-    rows.append((expand(genes.mean(axis=0), genome), "mean", 0, -1))
+    rows.append((expand(genes.mean(axis=0), genome, features), "mean", 0, -1))
     last = len(champions) - 1
     rows += [(np.asarray(table, dtype=np.float64), "champion", last - k, -1) for k, table in enumerate(champions)]
     seen: set[bytes] = set()

@@ -49,8 +49,9 @@ CHEAPEST_GAME_SECONDS = 4e-6
 # scheduler round trip (docs/cluster.md has the measurements).
 DASK_BATCHES_PER_WORKER = 1
 
-#: The settings of a batch's table players: kind, depth, eps, phase_move, end.
-TablePlayer = tuple[str, int, float, int, int]
+#: The settings of a batch's table players: kind, depth, eps, phase_move, end, and the features their rows
+#: weigh after the squares.
+TablePlayer = tuple[str, int, float, int, int, tuple[str, ...]]
 
 #: ``(map, parts, shared)``: a map over worker tasks, how many parts to give it,
 #: and whether its workers are threads of this process that share the games.
@@ -86,9 +87,9 @@ def opponent_player(label: str) -> Player | None:
     if label in MEMBER_LABELS:
         return None
     if label not in _OPPONENTS:
-        from ga.weights import load_weights
+        from ga.weights import load_evaluation
 
-        _OPPONENTS[label] = build_player(label, load_weights=load_weights)
+        _OPPONENTS[label] = build_player(label, load_weights=load_evaluation)
     return _OPPONENTS[label]
 
 
@@ -114,11 +115,11 @@ def check_opponents(labels: Sequence[str]) -> None:
 
 def shared_plan(batch: Batch) -> SharedPlan:
     """Returns the engine's plan of a batch's games, ready for any number of threads to play."""
-    kind, depth, eps, phase_move, end = batch.player
+    kind, depth, eps, phase_move, end, features = batch.player
     plan = batch.plan
     opponents = batch.opponents if batch.opponents is not None else [opponent_player(label) for label in batch.labels]
     return SharedPlan(kind, depth, eps, phase_move, batch.tables, opponents, plan.individual, plan.opponent,
-                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first, end)
+                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first, end, features)
 
 
 def play(batch: Batch) -> np.ndarray:
@@ -240,7 +241,7 @@ def opponent_costs(player: TablePlayer, labels: Sequence[str], table_width: int,
     Each label plays 4 and then 4 + ``games`` games (the fastest of three
     tries); the difference leaves out the fixed cost of a call.
     """
-    kind, depth, eps, phase_move, end = player
+    kind, depth, eps, phase_move, end, features = player
     table = np.random.default_rng(0).uniform(-1, 1, size=(1, table_width))
 
     def timed(index: int, count: int) -> float:
@@ -250,7 +251,7 @@ def opponent_costs(player: TablePlayer, labels: Sequence[str], table_width: int,
         started = time.perf_counter()
         play_plan(kind, depth, eps, phase_move, table, opponents, np.zeros(count, np.int32),
                   np.full(count, index, np.int32), np.zeros(count, np.int32), seeds,
-                  (np.arange(count) % 2).astype(np.uint8), end=end)
+                  (np.arange(count) % 2).astype(np.uint8), end=end, features=features)
         return time.perf_counter() - started
 
     # The fastest of three timings, and a floor of a tenth of the median: another

@@ -16,7 +16,8 @@ from engine import SQUARE_NAMES
 from ga.files import FileRefused, file_kind, open_regular, read_regular
 
 __all__ = [
-    "BEST", "CHECKPOINT", "CONFIG", "FINAL", "GAMES", "GAME_COLUMNS", "GA_BEST", "GENERATIONS", "HALL_OF_FAME",
+    "BEST", "BEST_EVALUATION", "CHECKPOINT", "CONFIG", "EVALUATION_FILES", "FINAL", "GAMES", "GAME_COLUMNS",
+    "GA_BEST", "GA_BEST_EVALUATION", "GENERATIONS", "HALL_OF_FAME", "MEAN_EVALUATION", "table_file",
     "LOCK", "MANIFEST", "MAX_BYTES", "MAX_COUNT", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE",
     "RESTARTS", "RUN_FILES", "WRITTEN", "COUNT", "FITNESS", "RATE", "SECONDS", "RunDirError", "check_no_links",
     "check_run_dir", "file_problem", "generation_columns", "open_run_file", "read_run_file", "restart_dir", "weight_columns",
@@ -32,6 +33,12 @@ MEAN = "mean_weights.csv"
 HALL_OF_FAME = "hall_of_fame.csv"
 FINAL = "final.csv"  # with [final] games > 0: the final tournament
 GA_BEST = "ga_best_weights.csv"  # with [refine]: the GA's best table, where the refinement started
+# A run whose tables weigh features (population.features) keeps each as an evaluation file instead.
+BEST_EVALUATION = "best_evaluation.json"
+MEAN_EVALUATION = "mean_evaluation.json"
+GA_BEST_EVALUATION = "ga_best_evaluation.json"
+#: The evaluation file a run with features keeps in place of each table file.
+EVALUATION_FILES = {BEST: BEST_EVALUATION, MEAN: MEAN_EVALUATION, GA_BEST: GA_BEST_EVALUATION}
 REFINE_CSV = "refine.csv"
 REFINE_STATE = "refine_state.json"
 RESTARTS = "restarts"  # with [refine] restarts: run directories restarts/1, restarts/2, ...
@@ -59,10 +66,13 @@ RUN_FILES: dict[str, str] = {
     GAMES: "every game: generation, individual, opponent, colour, seed, disc_diff",
     POPULATION: "the last population, one row of weights per individual",
     BEST: "the best table (8x8, rank 1 first); refined with [refine]",
+    BEST_EVALUATION: "a run with features: the best evaluation (squares and feature weights, JSON)",
     MEAN: "the population mean table (8x8, rank 1 first)",
+    MEAN_EVALUATION: "a run with features: the population mean evaluation (JSON)",
     HALL_OF_FAME: "the best individuals seen",
     FINAL: "the final tournament that chose the best table ([final] games)",
     GA_BEST: "the GA's best table, where the refinement started ([refine])",
+    GA_BEST_EVALUATION: "a run with features: the GA's best evaluation, where the refinement started ([refine])",
     REFINE_CSV: "one row per refinement generation: panel scores, sigma, centroid ([refine])",
     REFINE_STATE: "the refinement's state to resume from ([refine])",
     RESTARTS: "the refinement's restarts: one run directory each ([refine])",
@@ -78,7 +88,7 @@ MAX_BYTES: dict[str, int] = {
 }
 
 #: Files only some runs have (final.csv: with a final tournament; the refinement's: with [refine]).
-OPTIONAL = (PLOTS, FINAL, GA_BEST, REFINE_CSV, REFINE_STATE, RESTARTS)
+OPTIONAL = (PLOTS, FINAL, GA_BEST, REFINE_CSV, REFINE_STATE, RESTARTS, *EVALUATION_FILES.values())
 
 
 class RunDirError(ValueError):
@@ -105,7 +115,7 @@ def check_run_dir(run_dir: str | os.PathLike[str]) -> Path:
 
 #: Everything the tool writes inside a run directory.
 WRITTEN = (CONFIG, MANIFEST, GENERATIONS, GAMES, POPULATION, BEST, MEAN, HALL_OF_FAME, FINAL, GA_BEST, REFINE_CSV,
-           REFINE_STATE, RESTARTS, CHECKPOINT, PLOTS, LOCK)
+           REFINE_STATE, RESTARTS, CHECKPOINT, PLOTS, LOCK, *EVALUATION_FILES.values())
 
 
 def check_no_links(run_dir: Path, names: Sequence[str] = WRITTEN) -> None:
@@ -184,11 +194,20 @@ def restart_dir(run_dir: Path, restart: int) -> Path:
     return run_dir / RESTARTS / str(restart)
 
 
-def weight_columns(length: int) -> list[str]:
-    """Returns the column names of a table of ``length`` weights (a1..h8, or two phases)."""
-    if length == 64:
-        return list(SQUARE_NAMES)
-    return [f"p{phase}_{name}" for phase in range(length // 64) for name in SQUARE_NAMES]
+def weight_columns(length: int, features: Sequence[str] = ()) -> list[str]:
+    """Returns the column names of a table of ``length`` weights (a1..h8, or two phases), then its features'."""
+    tables = length // (64 + len(features))
+    if tables == 1:
+        return list(SQUARE_NAMES) + list(features)
+    return ([f"p{phase}_{name}" for phase in range(tables) for name in SQUARE_NAMES]
+            + [f"p{phase}_{name}" for phase in range(tables) for name in features])
+
+
+def table_file(run_dir: Path, name: str) -> Path:
+    """Returns the file that holds a run's table ``name`` (BEST, MEAN, GA_BEST): its evaluation file in a run
+    with features, else the CSV."""
+    evaluation = run_dir / EVALUATION_FILES[name]
+    return evaluation if os.path.lexists(evaluation) else run_dir / name
 
 
 def generation_columns(opponent_labels: Sequence[str]) -> list[str]:

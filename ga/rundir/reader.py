@@ -11,16 +11,20 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.evaluation import Evaluation
 from ga.config import Config, load_config
 from ga.rundir.layout import (
     CONFIG, COUNT, FITNESS, GAMES, GENERATIONS, RATE, REFINE_CSV, REFINE_STATE, SECONDS, RunDirError, check_run_dir,
-    read_run_file,
+    read_run_file, table_file,
 )
+from ga.weights import load_evaluation
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMNS", "REQUIRED", "printable", "experiment_description", "experiment_name", "read_config", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings", "writes_games"]
+__all__ = ["COLUMNS", "REQUIRED", "printable", "experiment_description", "experiment_name", "read_config",
+           "read_evaluation", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings",
+           "writes_games"]
 
 
 def printable(text: str) -> str:
@@ -198,6 +202,15 @@ def _column_problem(values: pd.Series, kind: str, low: float, high: float) -> st
     value = values.iloc[row]
     shown = "nothing" if pd.isna(value) else repr(value.item() if hasattr(value, "item") else value)  # numpy -> Python
     return f"line {row + 2}: {shown[:40]} is not {what}"
+
+
+def read_evaluation(run_dir: Path, name: str) -> Evaluation:
+    """Returns a run's table ``name`` (BEST, MEAN, GA_BEST) as an evaluation: its evaluation file in a run with
+    features, else its CSV (an evaluation without features).
+
+    :raises WeightsError: if the file is missing or malformed.
+    """
+    return load_evaluation(table_file(Path(run_dir), name))
 
 
 def read_records(run_dir: Path, name: str, size: int | None = None) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ and otherwise a built-in table name.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from pathlib import Path
@@ -15,11 +16,15 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import TABLES, parse_spec
+from engine.evaluation import EVALUATIONS, Evaluation
 from engine.kinds import KINDS
 from engine.players import is_path
-from ga.rundir.layout import BEST, GA_BEST, MEAN, RunDirError, check_run_dir
+from ga.rundir.layout import BEST, GA_BEST, MEAN, RunDirError, check_run_dir, table_file
 from ga.rundir.reader import read_config
-from ga.weights import load_weights
+from ga.weights import load_evaluation, load_weights
+
+#: What a name resolves to: a table of 64 (or 128) weights, or an evaluation with features.
+Weights = npt.NDArray[np.float64] | Evaluation
 
 __all__ = ["REFERENCE", "REFERENCE_WHICH", "WHICH", "builtin_names", "builtin_table", "resolve_player",
            "resolve_weights", "run_phase_move", "run_player"]
@@ -37,12 +42,21 @@ def builtin_table(name: str) -> npt.NDArray[np.float64] | None:
 
 
 def builtin_names() -> str:
-    """Returns the names of the built-in tables, for messages."""
-    return ", ".join(TABLES)
+    """Returns the names of the built-in tables and evaluations, for messages."""
+    return ", ".join([*TABLES, *EVALUATIONS])
 
 
-def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.float64], str]:
+def _table_or_evaluation(evaluation: Evaluation) -> Weights:
+    """Returns a table as the array it always was, and an evaluation with features as itself."""
+    return evaluation if evaluation.features else np.array(evaluation.squares, dtype=np.float64)
+
+
+def resolve_weights(source: str, which: str = "best") -> tuple[Weights, str]:
     """Returns ``(weights, description)`` of a run directory, weights file or built-in table name.
+
+    ``weights`` is an array of 64 (or 128) weights, or an
+    :class:`~engine.evaluation.Evaluation` for what weighs features (an
+    evaluation file, a run with features, a built-in evaluation such as paip).
 
     A run directory gives its ``best_weights.csv``, ``mean_weights.csv`` or
     (refined runs) ``ga_best_weights.csv`` (``which`` = best, mean or
@@ -67,22 +81,24 @@ def resolve_weights(source: str, which: str = "best") -> tuple[npt.NDArray[np.fl
         raise ValueError(f"--which {which} selects a table of the shipped reference; use it with SOURCE 'reference'")
     if source and path.is_dir():
         run_dir = check_run_dir(path)
-        table_path = run_dir / _RUN_TABLES[which]
+        table_path = table_file(run_dir, _RUN_TABLES[which])
         if not os.path.lexists(table_path):
             raise RunDirError(
                 f"run '{source}' has no {table_path.name} "
                 + ("(it has no [refine] stage, or has not finished it); use --which best"
                    if which == "ga_best" else "(it stopped before writing it); resume the run or export a weights file")
             )
-        return load_weights(table_path), str(table_path)
+        return _table_or_evaluation(load_evaluation(table_path)), str(table_path)
     if which != "best":
         raise ValueError(f"--which {which} selects a table of a run directory; '{source}' is a single table "
                          "(leave --which out)")
     if source and (path.exists() or is_path(source)):
-        return load_weights(path), str(path)
+        return _table_or_evaluation(load_evaluation(path)), str(path)
     table = builtin_table(source)
     if table is not None:
         return table, f"built-in table {source}"
+    if source in EVALUATIONS:
+        return EVALUATIONS[source], f"built-in evaluation {source}"
     raise ValueError(
         f"'{source}' is not a run directory, a weights file or a built-in table ({builtin_names()})"
     )
@@ -103,13 +119,14 @@ def run_player(run_dir: Path, which: str = "best", *, one_ply: bool = False) -> 
     protocols).
     """
     config = read_config(run_dir)
-    table = run_dir / _RUN_TABLES[which]
+    table = table_file(run_dir, _RUN_TABLES[which])
     if not os.path.lexists(table):
         raise RunDirError(f"run '{run_dir}' has no {table.name} (it stopped before writing it); resume the run first")
     spec = parse_spec(config.fitness.player)
-    head = "wpc:1" if one_ply or spec.kind != "alphabeta" and spec.depth == 1 else str(spec)
-    phase = f",phase={config.population.phase_move}" if config.population.genome == "phase" else ""
-    return f"{head}@{table}{phase}"
+    if one_ply or spec.kind != "alphabeta" and spec.depth == 1:
+        spec = parse_spec("wpc:1")
+    phase = config.population.phase_move if config.population.genome == "phase" else 40
+    return str(dataclasses.replace(spec, table=str(table), phase_move=phase))
 
 
 def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path | None]:

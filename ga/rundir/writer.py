@@ -20,18 +20,45 @@ from typing import Any
 
 import numpy as np
 
+from engine import parse_spec
+from engine.evaluation import Evaluation
 from ga.config import Config, config_to_toml
 from ga.files import atomic_write, file_kind
 from ga.rundir.checkpoint import Checkpoint, checkpoint_text
 from ga.rundir.layout import (
-    BEST, CHECKPOINT, CONFIG, FINAL, GA_BEST, GAME_COLUMNS, GAMES, GENERATIONS, HALL_OF_FAME, LOCK, MEAN, POPULATION,
-    REFINE_CSV, REFINE_STATE, RunDirError, open_run_file, weight_columns,
+    BEST, CHECKPOINT, CONFIG, EVALUATION_FILES, FINAL, GA_BEST, GAME_COLUMNS, GAMES, GENERATIONS, HALL_OF_FAME, LOCK,
+    MEAN, POPULATION, REFINE_CSV, REFINE_STATE, RunDirError, open_run_file, weight_columns,
 )
 from ga.rundir.lock import check_held
 from ga.rundir.manifest import write_manifest
-from ga.weights import format_weights
+from ga.weights import evaluation_text, format_weights
 
-__all__ = ["GameLog", "RunWriter", "csv_text"]
+__all__ = ["GameLog", "RunWriter", "TableForm", "csv_text"]
+
+
+@dataclass(frozen=True)
+class TableForm:
+    """How a run keeps its tables: 8x8 CSVs, or, when its tables weigh features, evaluation files."""
+
+    features: tuple[str, ...] = ()  # population.features
+    phase_move: int = 40  # population.phase_move (recorded for a two-table evaluation)
+    end: int = 0  # the end=N of the run's player, recorded in its evaluations
+
+    @classmethod
+    def of(cls, config: Config) -> TableForm:
+        """Returns the form of the tables of a run of ``config``."""
+        return cls(tuple(config.population.features), config.population.phase_move,
+                   parse_spec(config.fitness.player).end)
+
+    def file(self, name: str) -> str:
+        """Returns the file that holds table ``name`` (BEST, MEAN, GA_BEST)."""
+        return EVALUATION_FILES[name] if self.features else name
+
+    def text(self, weights: Sequence[float]) -> str:
+        """Returns a table's file text: a CSV of the squares, or the evaluation file of squares and features."""
+        if not self.features:
+            return format_weights(np.asarray(weights, dtype=np.float64), "csv")
+        return evaluation_text(Evaluation.from_vector(weights, self.features, self.phase_move, self.end))
 
 
 def _format_cell(value: Any) -> str:
@@ -70,10 +97,12 @@ class GameLog:
 class RunWriter:
     """Writes one run directory; the only place that writes its files."""
 
-    def __init__(self, run_dir: Path, columns: Sequence[str] = (), games_csv: bool = False) -> None:
+    def __init__(self, run_dir: Path, columns: Sequence[str] = (), games_csv: bool = False,
+                 form: TableForm = TableForm()) -> None:
         self.run_dir = run_dir
         self.columns = columns
         self.games_csv = games_csv
+        self.form = form
         # The CSV files stay open for appending: opening two files a
         # generation was a tenth of seed2021.toml's per-generation time.
         self._appending: dict[str, Any] = {}
@@ -114,7 +143,7 @@ class RunWriter:
             raise RunDirError(f"output directory '{run_dir}' already exists and is not empty; "
                               "choose another output directory or remove it")
         try:
-            writer = cls(run_dir, columns, config.output.games_csv)
+            writer = cls(run_dir, columns, config.output.games_csv, TableForm.of(config))
             writer.write_config(config)
             writer.write_manifest(manifest)
             writer._write_header(GENERATIONS, columns)
@@ -127,7 +156,7 @@ class RunWriter:
     @classmethod
     def reopen(cls, run_dir: Path, columns: list[str], config: Config, checkpoint: Checkpoint) -> RunWriter:
         """Opens a run directory to continue it, dropping CSV rows written after ``checkpoint``."""
-        writer = cls(run_dir, columns, config.output.games_csv)
+        writer = cls(run_dir, columns, config.output.games_csv, TableForm.of(config))
         expected = [GENERATIONS] + ([GAMES] if writer.games_csv else [])
         if sorted(checkpoint.csv_bytes) != sorted(expected):
             raise RunDirError(f"the checkpoint of '{run_dir}' does not list {', '.join(expected)}; the run directory is damaged")
@@ -199,12 +228,12 @@ class RunWriter:
         best: Sequence[float],
         hall_of_fame: Sequence[dict[str, Any]],
     ) -> None:
-        """Writes population.csv, best_weights.csv, mean_weights.csv and hall_of_fame.csv."""
+        """Writes population.csv, the best and mean tables (or evaluations) and hall_of_fame.csv."""
         table = np.asarray(population, dtype=np.float64)
-        columns = weight_columns(table.shape[1])
+        columns = weight_columns(table.shape[1], self.form.features)
         self._replace(POPULATION, csv_text([columns] + [[repr(float(w)) for w in row] for row in table]))
-        self._replace(BEST, format_weights(np.asarray(best), "csv"))
-        self._replace(MEAN, format_weights(table.mean(axis=0), "csv"))
+        self._replace(self.form.file(BEST), self.form.text(best))
+        self._replace(self.form.file(MEAN), self.form.text(table.mean(axis=0)))
         rows: list[list[Any]] = [["rank", "generation", "fitness"] + columns]
         for rank, entry in enumerate(hall_of_fame, start=1):
             rows.append([rank, entry["generation"], repr(entry["fitness"])] + [repr(float(w)) for w in entry["weights"]])
@@ -213,7 +242,7 @@ class RunWriter:
 
     def write_final(self, rows: Sequence[dict[str, Any]]) -> None:
         """Writes final.csv: the final tournament's candidates, best first, with their weights."""
-        columns = weight_columns(len(rows[0]["weights"]))
+        columns = weight_columns(len(rows[0]["weights"]), self.form.features)
         header = ["rank", "source", "index", "born", "score", "vs_training", "round_robin"]
         lines: list[list[Any]] = [header + columns]
         for row in rows:
@@ -230,9 +259,9 @@ class RunWriter:
         self._replace(REFINE_STATE, json.dumps(state) + "\n")
 
     def write_refined(self, table: Sequence[float], ga_best: str) -> None:
-        """Keeps the GA's best table (its best_weights.csv text) in ga_best_weights.csv; the refined table becomes best."""
-        self._replace(GA_BEST, ga_best)
-        self._replace(BEST, format_weights(np.asarray(table, dtype=np.float64), "csv"))
+        """Keeps the GA's best table (its best file's text) as the GA's best; the refined table becomes best."""
+        self._replace(self.form.file(GA_BEST), ga_best)
+        self._replace(self.form.file(BEST), self.form.text(table))
 
 
 def csv_text(rows: Iterable[Sequence[Any]]) -> str:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 from typing import Any
 
 from ga.analysis.stats import MatchSummary
@@ -41,10 +43,10 @@ from ga.games.executor import all_cores
 from ga.rundir.layout import BEST, CHECKPOINT, MEAN
 from ga.rundir.lock import RunLock
 from ga.rundir.manifest import read_manifest
+from ga.rundir.reader import read_evaluation
 from ga.study.layout import CONFIGS, RUNS, SCORES, STUDY, is_study_dir, run_dir, scores_file
 from ga.study.measures import Measure, score
 from ga.study.schema import Study, StudyError, load_study, study_toml
-from ga.weights import load_weights
 
 __all__ = ["RunJob", "RunOutcome", "StudyResult", "open_study", "play_run", "read_scores", "run_study", "run_state"]
 
@@ -127,7 +129,8 @@ def play_run(job: RunJob, stop: StopRequest) -> RunOutcome:
     for measure in job.measures:
         if stop.signal is not None:
             break
-        weights = load_weights(job.run_dir / tables[measure.table])
+        evaluation = read_evaluation(job.run_dir, tables[measure.table])
+        weights = evaluation if evaluation.features else np.array(evaluation.squares)
         for column, summary in score(weights, measure, job.workers).items():
             outcome.scores[column] = {"games": summary.games, "wins": summary.wins, "draws": summary.draws,
                                       "losses": summary.losses}
