@@ -882,6 +882,16 @@ cdef class Player:
         features = f", features={self.features!r}" if self.features else ""
         return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps}{end}{features})"
 
+    def value(self, uint64_t player, uint64_t opponent):
+        """Returns the player's evaluation of the side-relative position (``player`` evaluated): its squares'
+        weights less the opponent's, plus its features' terms, as its search's leaves value a position that
+        is not finished. A weighted kind only."""
+        if self.kind not in WEIGHTED_KINDS:
+            raise ValueError(f"player kind {self.kind!r} has no evaluation")
+        if player & opponent:
+            raise ValueError("player and opponent share squares")
+        return evaluate(self.c, player, opponent)
+
     def scores(self, board):
         """Returns ``{square: score}`` for the side to move of ``board``.
 

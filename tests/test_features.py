@@ -166,3 +166,14 @@ def test_both_sides_mobility_in_one_pass_is_the_move_counts(player: int, opponen
 
     opponent &= ~player
     assert _mobility(player, opponent) == popcount(moves(player, opponent)) - popcount(moves(opponent, player))
+
+
+def test_a_players_value_is_its_evaluation() -> None:
+    rng = np.random.default_rng(3)
+    for index, position in enumerate(positions(10, 200)[::3]):
+        evaluation = random_evaluation(rng, tuple(rng.choice(FEATURES, size=3, replace=False)), 1 + index % 2)
+        player = build_player("wpc:1", evaluation)
+        expected = ref.evaluate(position, position.turn, evaluation, evaluation.phase_move)
+        assert player.value(position.player, position.opponent) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    with pytest.raises(ValueError, match="no evaluation"):
+        Player("random").value(1, 2)
