@@ -82,4 +82,6 @@ TABLES: dict[str, tuple[float, ...]] = {
     # Ours: the best table of experiments/strong.toml, and of seed2021.toml (the blog's GA).
     "reference": _shipped("reference"),
     "reference-seed2021": _shipped("reference-seed2021"),
+    # Ours for engines that search: the best table of experiments/deep.toml (trained at depths 1-4).
+    "deep": _shipped("deep"),
 }

@@ -17,13 +17,14 @@ ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "results" / "reference"
 
 
-@pytest.mark.parametrize(("name", "run"), [("reference", "strong"), ("reference-seed2021", "seed2021")])
+@pytest.mark.parametrize(("name", "run"), [("reference", "strong"), ("reference-seed2021", "seed2021"),
+                                           ("deep", "deep")])
 def test_built_in_reference_tables_are_the_shipped_best_tables(name: str, run: str) -> None:
     shipped = load_weights(REFERENCE / run / "best_weights.csv")
     assert np.array_equal(np.array(TABLES[name]), shipped)
 
 
-@pytest.mark.parametrize("run", ["strong", "seed2021"])
+@pytest.mark.parametrize("run", ["strong", "seed2021", "deep"])
 def test_shipped_runs_are_complete_and_made_by_their_experiment(run: str) -> None:
     directory = REFERENCE / run
     for name in ("best_weights.csv", "generations.csv", "config.toml", "manifest.json"):
