@@ -14,8 +14,10 @@ evaluation without features, played exactly as before there were features.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,6 +166,16 @@ PAIP_SQUARES = (
     120, -20, 20, 5, 5, 20, -20, 120,
 )
 
+def _shipped(name: str) -> Evaluation:
+    """Returns an evaluation shipped as package data (engine/data/NAME.json, an evaluation file).
+
+    The best evaluation of a shipped run (results/reference/), copied there
+    when the run is rebuilt; a test checks that it is the run's.
+    """
+    path = Path(__file__).parent / "data" / f"{name}.json"
+    return Evaluation.from_document(json.loads(path.read_text(encoding="utf-8")), f"built-in {name}")
+
+
 #: Built-in evaluations with features, by name (the 64-weight tables are engine.tables.TABLES).
 EVALUATIONS: dict[str, Evaluation] = {
     # PAIP's modified weighted squares (an X- or C-square next to a taken corner counts 5, as the book's
@@ -171,4 +183,7 @@ EVALUATIONS: dict[str, Evaluation] = {
     # the kind of hand evaluation hobby engines play. A held-out yardstick: never a training opponent.
     "paip": Evaluation(tuple(float(w) for w in PAIP_SQUARES), ("mobility", "corner_x", "corner_c"),
                        (10.0, 45.0, 25.0), source="Norvig, PAIP (1992) ch. 18, with mobility"),
+    # Ours: the best evaluation of experiments/engine.toml (squares and six features, trained at depths 1-4
+    # solving the last 8 empty squares).
+    "engine": _shipped("engine"),
 }

@@ -24,10 +24,20 @@ def test_built_in_reference_tables_are_the_shipped_best_tables(name: str, run: s
     assert np.array_equal(np.array(TABLES[name]), shipped)
 
 
-@pytest.mark.parametrize("run", ["strong", "seed2021", "deep"])
+def test_the_built_in_engine_evaluation_is_the_shipped_best_evaluation() -> None:
+    from engine.evaluation import EVALUATIONS
+    from ga.weights import load_evaluation
+
+    assert EVALUATIONS["engine"] == load_evaluation(REFERENCE / "engine" / "best_evaluation.json")
+    assert EVALUATIONS["engine"].features and EVALUATIONS["engine"].end == 8
+    assert load_config(ROOT / "experiments" / "engine.toml").experiment.held_out_claim
+
+
+@pytest.mark.parametrize("run", ["strong", "seed2021", "deep", "engine"])
 def test_shipped_runs_are_complete_and_made_by_their_experiment(run: str) -> None:
     directory = REFERENCE / run
-    for name in ("best_weights.csv", "generations.csv", "config.toml", "manifest.json"):
+    best = "best_evaluation.json" if run == "engine" else "best_weights.csv"
+    for name in (best, "generations.csv", "config.toml", "manifest.json"):
         assert (directory / name).is_file(), name
     assert sorted(p.name for p in (directory / "plots").glob("*.png"))
     shipped = load_config(directory / "config.toml")
