@@ -11,6 +11,11 @@ Then the depth ladder of the shipped tables: ``alphabeta:d@TABLE`` against
 both colours). Writes ``ladder.csv``, ``ladder.md`` and ``ladder.png`` (score
 against depth, one line per opponent).
 
+Then the engine ladder: the shipped evaluation ``engine`` (squares and
+features) against ``paip``, the published tables and ``deep`` the same way,
+both sides solving the last 8 empty squares exactly (``end=8``). Writes
+``engine_ladder.csv``, ``engine_ladder.md`` and ``engine_ladder.png``.
+
     python experiments/heldout.py --out results/reference --games 20000
 """
 
@@ -40,6 +45,8 @@ TABLES = [
     ("strong.toml (ours)", "reference", "strong"),
     ("strong.toml before refinement (its GA)", str(STRONG / "ga_best_weights.csv"), "best"),
     ("seed2021.toml (the blog's GA)", "reference", "seed2021"),
+    ("deep.toml (ours, for engines that search)", "deep", "best"),
+    ("engine.toml (ours: squares and features)", "engine", "best"),
     ("lr06 (Lucas & Runarsson 2006)", "lr06", "best"),
     ("sjk11 (Szubert et al. 2011)", "sjk11", "best"),
     ("heuristic (WPC-H)", "heuristic", "best"),
@@ -54,8 +61,15 @@ MEASURES = [
 ]
 TARGETS = {"league_heuristic": 0.56, "league_lr06": 0.50, "vs_random": 0.91, "expected_utility": 0.90}
 # The shipped tables the ladder scores at depth, and the score they aim at against every published table.
-LADDER = [("strong.toml (ours)", "reference", "strong"), ("seed2021.toml (the blog's GA)", "reference", "seed2021")]
+LADDER = [("strong.toml (ours)", "reference", "strong"), ("deep.toml (ours, for engines that search)", "deep", "best"),
+          ("seed2021.toml (the blog's GA)", "reference", "seed2021")]
 LADDER_TARGET = 0.52
+# The engine ladder: the shipped evaluation against a hand evaluation with mobility, the published tables and
+# deep, both sides solving the last ENGINE_END empty squares; the score it aims at in every cell.
+ENGINE = ("engine.toml (ours: squares and features)", "engine", "best")
+ENGINE_OPPONENTS = ("paip", "heuristic", "lr06", "sjk11", "deep")
+ENGINE_END = 8
+ENGINE_TARGET = 0.60
 
 
 def measure(weights: np.ndarray, games: int, seed: int, workers: int) -> list[MatchSummary]:
@@ -76,40 +90,63 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20_000, help="games per measure (eu: tables x 2 colours)")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--only", choices=("heldout", "ladder"), default=None, help="rebuild one of the two")
+    parser.add_argument("--only", choices=("heldout", "ladder", "engine"), default=None,
+                        help="rebuild one of the three")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.only != "ladder":
+    if args.only in (None, "heldout"):
         heldout(args)
-    if args.only != "heldout":
+    if args.only in (None, "ladder"):
         depth_ladder(args)
+    if args.only in (None, "engine"):
+        engine_ladder(args)
     return 0
 
 
-def depth_ladder(args: argparse.Namespace) -> None:
-    """Writes ladder.csv, ladder.md and ladder.png: the shipped tables against the published ones at each depth."""
+def ladder_rows(tables: list[tuple[str, str, str]], opponents: tuple[str, ...], args: argparse.Namespace,
+                end: int = 0) -> pd.DataFrame:
+    """Returns a ladder's cells: each shipped table against each opponent at each depth."""
     rows = []
-    for label, source, which in LADDER:
+    for label, source, which in tables:
         weights, _ = resolve_weights(source, which)
-        summaries = ladder(weights, LADDER_TABLES, args.games, depths=LADDER_DEPTHS, seed=args.seed,
-                           workers=args.workers)
-        pairs = [(name, depth) for name in LADDER_TABLES for depth in LADDER_DEPTHS]
+        summaries = ladder(weights, opponents, args.games, depths=LADDER_DEPTHS, seed=args.seed,
+                           workers=args.workers, end=end)
+        pairs = [(name, depth) for name in opponents for depth in LADDER_DEPTHS]
         for (name, depth), summary in zip(pairs, summaries):
             low, high = summary.interval
             rows.append({"table": label, "opponent": name, "depth": depth, "score": summary.score,
                          "low": low, "high": high, "games": summary.games})
         print(label, " ".join(f"{row['score']:.3f}" for row in rows[-len(pairs):]), flush=True)
-    frame = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def depth_ladder(args: argparse.Namespace) -> None:
+    """Writes ladder.csv, ladder.md and ladder.png: the shipped tables against the published ones at each depth."""
+    frame = ladder_rows(LADDER, LADDER_TABLES, args)
     frame.to_csv(args.out / "ladder.csv", index=False)
     (args.out / "ladder.md").write_text(ladder_markdown(frame, args), encoding="utf-8")
     ladder_figure(frame).savefig(args.out / "ladder.png", dpi=110)
     print(ladder_markdown(frame, args))
 
 
-def ladder_markdown(frame: pd.DataFrame, args: argparse.Namespace) -> str:
+def engine_ladder(args: argparse.Namespace) -> None:
+    """Writes engine_ladder.csv, .md and .png: the shipped evaluation against paip, the published tables and deep,
+    both sides solving the last ENGINE_END empty squares."""
+    frame = ladder_rows([ENGINE], ENGINE_OPPONENTS, args, end=ENGINE_END)
+    frame.to_csv(args.out / "engine_ladder.csv", index=False)
+    text = ladder_markdown(frame, args, ENGINE_TARGET, ENGINE_END)
+    (args.out / "engine_ladder.md").write_text(text, encoding="utf-8")
+    ladder_figure(frame, ENGINE_TARGET, f"The engine ladder: both sides searching, the last {ENGINE_END} empty "
+                                        "squares solved exactly").savefig(args.out / "engine_ladder.png", dpi=110)
+    print(text)
+
+
+def ladder_markdown(frame: pd.DataFrame, args: argparse.Namespace, target: float = LADDER_TARGET,
+                    end: int = 0) -> str:
     """Returns the ladder as one table per shipped table: a row per opponent, a column per depth."""
-    lines = [f"Both players alphabeta:d, eps 0.1, both colours; {args.games:,} games a cell, seed {args.seed}; "
-             f"score [95% Wilson interval]; target {LADDER_TARGET} in every cell.", ""]
+    solving = f", both solving the last {end} empty squares exactly (end={end})" if end else ""
+    lines = [f"Both players alphabeta:d, eps 0.1, both colours{solving}; {args.games:,} games a cell, "
+             f"seed {args.seed}; score [95% Wilson interval]; target {target} in every cell.", ""]
     for table, rows in frame.groupby("table", sort=False):
         lines += [f"**{table}**", "", "| vs | " + " | ".join(f"d = {d}" for d in LADDER_DEPTHS) + " |",
                   "|---" * (len(LADDER_DEPTHS) + 1) + "|"]
@@ -120,7 +157,9 @@ def ladder_markdown(frame: pd.DataFrame, args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def ladder_figure(frame: pd.DataFrame) -> plt.Figure:
+def ladder_figure(frame: pd.DataFrame, target: float = LADDER_TARGET,
+                  title: str = "The depth ladder: the shipped tables against the published ones, both sides searching",
+                  ) -> plt.Figure:
     """Returns score against depth, one line per published opponent, one panel per shipped table."""
     tables = list(dict.fromkeys(frame["table"]))
     fig, axes = plt.subplots(1, len(tables), figsize=(6.5 * len(tables), 4.2), sharey=True, layout="constrained")
@@ -130,14 +169,14 @@ def ladder_figure(frame: pd.DataFrame) -> plt.Figure:
             ax.errorbar(cells["depth"], cells["score"], yerr=[cells["score"] - cells["low"], cells["high"] - cells["score"]],
                         marker="o", capsize=3, label=f"vs {opponent}")
         ax.axhline(0.5, color="grey", lw=0.8)
-        ax.axhline(LADDER_TARGET, color="black", ls="--", lw=1, label=f"target {LADDER_TARGET}")
+        ax.axhline(target, color="black", ls="--", lw=1, label=f"target {target}")
         ax.set_xticks(list(LADDER_DEPTHS))
         ax.set_xlabel("search depth of both players (alphabeta:d, eps 0.1)")
         ax.set_title(table)
         ax.grid(alpha=0.3)
     np.atleast_1d(axes)[0].set_ylabel("score (draw = 1/2), 95% Wilson interval")
     np.atleast_1d(axes)[-1].legend(loc="best", fontsize=8)
-    fig.suptitle("The depth ladder: the shipped tables against the published ones, both sides searching")
+    fig.suptitle(title)
     return fig
 
 

@@ -108,11 +108,16 @@ def test_heldout_table_and_figure(tmp_path: Path) -> None:
     assert (tmp_path / "heldout.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| target for strong.toml |" in (tmp_path / "heldout.md").read_text(encoding="utf-8")
     ladder = pd.read_csv(tmp_path / "ladder.csv")
-    assert len(ladder) == len(heldout.LADDER) * 4 * 4  # two tables, four opponents, depths 1-4
+    assert len(ladder) == len(heldout.LADDER) * 4 * 4  # the tables, four opponents, depths 1-4
     assert set(ladder["depth"]) == {1, 2, 3, 4} and (ladder["games"] == 40).all()
     assert (ladder["low"] <= ladder["score"]).all() and (ladder["score"] <= ladder["high"]).all()
     assert (tmp_path / "ladder.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| lr06 |" in (tmp_path / "ladder.md").read_text(encoding="utf-8")
+    engine = pd.read_csv(tmp_path / "engine_ladder.csv")
+    assert list(dict.fromkeys(engine["opponent"])) == list(heldout.ENGINE_OPPONENTS)
+    assert len(engine) == len(heldout.ENGINE_OPPONENTS) * 4 and (engine["games"] == 40).all()
+    text = (tmp_path / "engine_ladder.md").read_text(encoding="utf-8")
+    assert "end=8" in text and "| paip |" in text and "target 0.6 in every cell" in text
 
 
 def test_the_feasibility_probe_scores_every_target_and_repeats_itself(tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ from engine import TABLES, parse_spec
 from engine.evaluation import EVALUATIONS, Evaluation
 from engine.kinds import KINDS
 from engine.players import is_path
-from ga.rundir.layout import BEST, GA_BEST, MEAN, RunDirError, check_run_dir, table_file
+from ga.rundir.layout import (
+    BEST, CONFIG, GA_BEST, GENERATIONS, MANIFEST, MEAN, RunDirError, check_run_dir, table_file,
+)
 from ga.rundir.reader import read_config
 from ga.weights import load_evaluation, load_weights
 
@@ -44,6 +46,17 @@ def builtin_table(name: str) -> npt.NDArray[np.float64] | None:
 def builtin_names() -> str:
     """Returns the names of the built-in tables and evaluations, for messages."""
     return ", ".join([*TABLES, *EVALUATIONS])
+
+
+def _names_a_run(source: str) -> bool:
+    """Says whether ``source`` is a directory to read as a run: any directory, but one named like a built-in
+    (``engine``, the source tree's own folder beside a checkout) that holds no run files."""
+    path = Path(source)
+    if not source or not path.is_dir():
+        return False
+    if source in TABLES or source in EVALUATIONS:
+        return any((path / name).is_file() for name in (MANIFEST, CONFIG, GENERATIONS))
+    return True
 
 
 def _table_or_evaluation(evaluation: Evaluation) -> Weights:
@@ -79,7 +92,7 @@ def resolve_weights(source: str, which: str = "best") -> tuple[Weights, str]:
         return np.array(TABLES[name], dtype=np.float64), f"built-in table {name}"
     if which in REFERENCE_WHICH:
         raise ValueError(f"--which {which} selects a table of the shipped reference; use it with SOURCE 'reference'")
-    if source and path.is_dir():
+    if _names_a_run(source):
         run_dir = check_run_dir(path)
         table_path = table_file(run_dir, _RUN_TABLES[which])
         if not os.path.lexists(table_path):
@@ -92,7 +105,7 @@ def resolve_weights(source: str, which: str = "best") -> tuple[Weights, str]:
     if which != "best":
         raise ValueError(f"--which {which} selects a table of a run directory; '{source}' is a single table "
                          "(leave --which out)")
-    if source and (path.exists() or is_path(source)):
+    if source and (path.exists() or is_path(source)) and source not in EVALUATIONS and builtin_table(source) is None:
         return _table_or_evaluation(load_evaluation(path)), str(path)
     table = builtin_table(source)
     if table is not None:
@@ -139,7 +152,7 @@ def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path 
     :raises ValueError: (or a subclass) naming what is wrong.
     """
     path = Path(text)
-    if text and path.is_dir():
+    if _names_a_run(text):
         run_dir = check_run_dir(path)
         spec = run_player(run_dir)
         return spec, spec, run_dir
