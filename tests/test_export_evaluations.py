@@ -26,6 +26,9 @@ from engine import build_player
 from engine.evaluation import EVALUATIONS, FEATURES, Evaluation
 from ga.cli import main
 from ga.cli.errors import EXIT_BAD_INPUT
+from ga.config import config_from_dict
+from ga.evolution.run import evolve
+from ga.rundir.layout import BEST_EVALUATION, MEAN_EVALUATION
 from ga.rundir.resolve import resolve_weights
 from ga.weights import (
     EVALUATION_FORMATS,
@@ -188,6 +191,23 @@ def test_scale_and_round_treat_feature_weights_as_weights(tmp_path: Path, fmt: s
     # One factor for squares and features: every position's value is scaled by it, so every move stays.
     assert engine_values(scaled)[:500] == pytest.approx([v * factor for v in engine_values(evaluation)[:500]],
                                                         rel=1e-9, abs=1e-9)
+
+
+def test_a_run_that_evolved_features_exports_its_evaluations(tmp_path: Path) -> None:
+    config = config_from_dict({
+        "experiment": {"seed": 3, "generations": 2},
+        "population": {"size": 6, "parents": 4, "genome": "phase", "phase_move": 30, "features": ["parity"]},
+        "selection": {"tournament_size": 2},
+        "fitness": {"player": "alphabeta:1,end=4", "opponents": ["nhand:1"], "games_per_opponent": 2},
+        "output": {"games_csv": False}, "compute": {"workers": 1}})
+    run_dir = Path(evolve(config, out=tmp_path / "run").run_dir)
+    for which, file_name in (("best", BEST_EVALUATION), ("mean", MEAN_EVALUATION)):
+        output = tmp_path / f"{which}.h"
+        code, stdout, lines = run(["export", str(run_dir), "--which", which, "--format", "c", "-o", str(output)])
+        assert code == 0 and lines == [] and file_name in stdout  # no table's phase warning: the C carries it
+        evaluation = load_evaluation(run_dir / file_name)
+        assert (evaluation.n_tables, evaluation.phase_move, evaluation.end) == (2, 30, 4)
+        assert load_evaluation(output) == evaluation and "#define EVALUATION_PHASE_MOVE 30" in output.read_text()
 
 
 def test_csv_is_refused_for_an_evaluation_with_features_and_kept_for_a_table(tmp_path: Path) -> None:
