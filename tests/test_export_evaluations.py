@@ -401,3 +401,16 @@ def test_a_bad_evaluation_file_is_named_in_one_line(tmp_path: Path, make, fragme
     assert code == EXIT_BAD_INPUT and stdout == "" and not output.exists(), lines
     assert len(lines) == 1 and lines[0].startswith(f"othello-ga: error: weights file '{path}'"), lines
     assert fragment in lines[0], lines
+
+
+@pytest.mark.parametrize("options, fragment", [
+    (["--format", "c", "--name", ""], "name must be an identifier, got ''"),
+    (["--format", "python", "--name", "1x"], "name must be an identifier, got '1x'"),
+    (["--format", "json", "--scale", "-1"], "scale must be a positive finite number"),
+    (["--format", "markdown", "--scale", "20000"], "beyond 10000"),
+], ids=["empty name", "bad name", "negative scale", "scale too large"])
+def test_a_bad_option_for_an_evaluation_is_named_in_one_line(tmp_path: Path, options: list[str], fragment: str) -> None:
+    output = tmp_path / "out"
+    code, stdout, lines = run(["export", "paip", *options, "-o", str(output)])
+    assert code == EXIT_BAD_INPUT and stdout == "" and not output.exists()
+    assert len(lines) == 1 and lines[0].startswith("othello-ga: error: ") and fragment in lines[0], lines

@@ -44,7 +44,7 @@ def export(
     source: str, fmt: str, which: str, scale: float | None, round_: bool, name: str | None,
     output: Path | None, force: bool,
 ) -> None:
-    """Write a weight table as csv, json, npy, markdown, c or python.
+    """Write a weight table or an evaluation as csv, json, npy, markdown, c or python.
 
     SOURCE is a run directory (its best or mean table), a weights file or a
     built-in table name (heuristic, classic, disc, lr06, sjk11, reference).
@@ -69,7 +69,7 @@ def export(
                 description = f"{description} ({evaluation.source})"
             payload: str | bytes = (
                 evaluation_npy_bytes(evaluation, scale=scale, round_=round_) if fmt == "npy" else
-                format_evaluation(evaluation, fmt, scale=scale, round_=round_, name=name or EVALUATION_NAME,
+                format_evaluation(evaluation, fmt, scale=scale, round_=round_, name=EVALUATION_NAME if name is None else name,
                                   source=description))
         elif fmt == "npy":
             if scale is not None or round_:
@@ -77,7 +77,7 @@ def export(
                 weights = parse_weights(format_weights(weights, "csv", scale=scale, round_=round_), "csv")
             payload = npy_bytes(weights)
         else:
-            payload = format_weights(weights, fmt, scale=scale, round_=round_, name=name or "weights",
+            payload = format_weights(weights, fmt, scale=scale, round_=round_, name="weights" if name is None else name,
                                      source=description, phase_move=phase_move)
     to_stdout = output is None or str(output) == STDOUT
     implied = None if to_stdout else FORMAT_BY_SUFFIX.get(output.suffix.lower())
