@@ -1,31 +1,39 @@
-"""Reading and writing per-square weight tables.
+"""Reading and writing per-square weight tables, and evaluations that weigh features beside them.
 
 Layout everywhere: index = square, a1 = 0, h1 = 7, a8 = 56, h8 = 63. As a table,
 row ``r`` is rank ``r + 1`` (rank 1 first, at the top) and column ``c`` is file
 ``"abcdefgh"[c]``. A phase-dependent table holds 128 weights: the 64 used before
 the switch move, then the 64 used after it.
 
-:func:`parse_weights` and :func:`format_weights` are pure; :func:`load_weights`
-and :func:`save_weights` are the only functions that touch files.
+An evaluation with features (engine/evaluation.py) is written by
+:func:`format_evaluation` and :func:`evaluation_npy_bytes` in every format but
+CSV, and read back by :func:`parse_evaluation` and :func:`load_evaluation`.
+
+:func:`parse_weights` and :func:`format_weights` are pure; :func:`load_weights`,
+:func:`load_evaluation` and :func:`save_weights` are the only functions that touch files.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import json
 import math
 import os
 import re
+import string
+import textwrap
 import tokenize
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.evaluation import DOCUMENT_FORMAT, Evaluation, FeatureError
+from engine.evaluation import DOCUMENT_FORMAT, DOCUMENT_VERSION, FEATURES, Evaluation, FeatureError
 from engine.tables import WEIGHT_LIMIT
 from ga.files import FileRefused, atomic_write, read_regular
 
@@ -42,7 +50,11 @@ __all__ = [
     "same_table",
     "symmetric_images",
     "WeightsError",
+    "EVALUATION_FORMATS",
+    "EVALUATION_NAME",
+    "evaluation_npy_bytes",
     "evaluation_text",
+    "format_evaluation",
     "format_weights",
     "is_evaluation_document",
     "load_evaluation",
@@ -198,14 +210,30 @@ def _parse_json(text: str, source: str) -> npt.NDArray[np.float64]:
 
 def _parse_markdown(text: str, source: str) -> npt.NDArray[np.float64]:
     """Parses the table(s) written by :func:`format_weights`: ``| rank | a..h |`` rows."""
+    if _markdown_blocks(text)[1]:
+        raise _an_evaluation(source)
+    return _markdown_squares(text, source)
+
+
+def _markdown_cells(line: str) -> list[str]:
+    """Returns the cells of a markdown table row."""
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _is_markdown_separator(cells: Sequence[str]) -> bool:
+    return all(re.fullmatch(r":?-+:?", cell) for cell in cells)
+
+
+def _markdown_squares(text: str, source: str) -> npt.NDArray[np.float64]:
+    """Returns the weights of the square grid(s): ``| rank | a..h |`` rows, with or without a header."""
     values: list[float] = []
     ranks: list[int] = []
     for line_number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         if not stripped.startswith("|"):
             continue
-        cells = [cell.strip() for cell in stripped.strip("|").split("|")]
-        if all(re.fullmatch(r":?-+:?", cell) for cell in cells):
+        cells = _markdown_cells(stripped)
+        if _is_markdown_separator(cells):
             continue  # separator row
         if cells[1:] == list(FILE_NAMES) and cells[0] == "":
             continue  # header row
@@ -232,7 +260,9 @@ def _parse_markdown(text: str, source: str) -> npt.NDArray[np.float64]:
 
 def _parse_c(text: str, source: str) -> npt.NDArray[np.float64]:
     """Parses the numbers between the first ``{`` and the following ``}``."""
-    without_comments = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.DOTALL)
+    without_comments = _without_c_comments(text)
+    if _c_document(without_comments, source) is not None:
+        raise _an_evaluation(source)
     opening = without_comments.find("{")
     closing = without_comments.find("}", opening + 1)
     if opening < 0 or closing < 0:
@@ -251,15 +281,9 @@ def _parse_c(text: str, source: str) -> npt.NDArray[np.float64]:
 
 def _parse_python(text: str, source: str) -> npt.NDArray[np.float64]:
     """Parses a list literal, bare or assigned to a name (``weights = [...]``)."""
-    try:
-        # Quietly: the parser warns on stderr about text like "1if" ("invalid decimal literal").
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = ast.parse(text, filename=source)
-    except SyntaxError as error:
-        raise WeightsError(source, f"invalid Python at line {error.lineno}: {error.msg}") from None
-    except (ValueError, RecursionError, MemoryError):  # a NUL byte; nesting too deep for the parser
-        raise WeightsError(source, "is not a Python list literal the parser can read", "write weights = [64 numbers]") from None
+    module = _python_module(text, source)
+    if _python_document(module, source) is not None:
+        raise _an_evaluation(source)
     literals = [
         statement.value
         for statement in module.body
@@ -283,6 +307,32 @@ def _parse_python(text: str, source: str) -> npt.NDArray[np.float64]:
 
 def _parse_npy(data: bytes, source: str) -> npt.NDArray[np.float64]:
     """Parses ``.npy`` bytes holding 64 or 128 numbers (any shape with that many)."""
+    array = _read_npy(data, source)
+    if array.dtype.names is not None and "squares" in array.dtype.names:
+        raise _an_evaluation(source)
+    if array.dtype.kind not in "iuf":
+        raise WeightsError(source, f"expected a numeric array, found dtype {array.dtype}")
+    values = array.ravel().astype(np.float64).tolist()
+    for index, value in enumerate(values):
+        _check_finite(value, source, f"entry {index}")
+    return _finish(values, source)
+
+
+def _python_module(text: str, source: str) -> ast.Module:
+    """Returns the syntax tree of Python text (a weights file's or an evaluation's)."""
+    try:
+        # Quietly: the parser warns on stderr about text like "1if" ("invalid decimal literal").
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=source)
+    except SyntaxError as error:
+        raise WeightsError(source, f"invalid Python at line {error.lineno}: {error.msg}") from None
+    except (ValueError, RecursionError, MemoryError):  # a NUL byte; nesting too deep for the parser
+        raise WeightsError(source, "is not a Python list literal the parser can read", "write weights = [64 numbers]") from None
+
+
+def _read_npy(data: bytes, source: str) -> np.ndarray:
+    """Returns the array of ``.npy`` bytes (no pickles, no archives)."""
     try:
         # numpy evaluates the header as a Python literal: a damaged header raises
         # tokenizer and type errors, or warns about Python 2 files on stderr.
@@ -293,14 +343,9 @@ def _parse_npy(data: bytes, source: str) -> npt.NDArray[np.float64]:
     except (ValueError, OSError, EOFError, SyntaxError, TypeError, KeyError, tokenize.TokenError,
             OverflowError, MemoryError, RecursionError) as error:
         raise WeightsError(source, f"not a valid .npy file ({error})", "write it with numpy.save") from None
-    if not isinstance(array, np.ndarray) or array.dtype.kind not in "iuf":
-        raise WeightsError(
-            source, f"expected a numeric array, found dtype {getattr(array, 'dtype', '?')}"
-        )
-    values = array.ravel().astype(np.float64).tolist()
-    for index, value in enumerate(values):
-        _check_finite(value, source, f"entry {index}")
-    return _finish(values, source)
+    if not isinstance(array, np.ndarray):
+        raise WeightsError(source, f"expected a numeric array, found {type(array).__name__}")
+    return array
 
 
 def _flatten_literal(value: object, source: str) -> list[float]:
@@ -570,6 +615,882 @@ def _format_python(cells: Sequence[str], name: str, source: str, phase_move: int
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------- evaluations with features
+#
+# An evaluation with features (engine/evaluation.py) is written in every format but CSV, and read back
+# from each by building the JSON document of an evaluation file, so that one check
+# (Evaluation.from_document) names what is wrong in any of them. docs/results.md#export has the layouts.
+
+#: Formats that carry an evaluation's feature weights (CSV holds the square weights alone).
+EVALUATION_FORMATS = ("json", "markdown", "npy", "c", "python")
+#: The ``--name`` of an exported evaluation's C and Python when none is given.
+EVALUATION_NAME = "evaluation"
+# Settings of an evaluation beside its weights, as the markdown format names them.
+_EVALUATION_SETTINGS = ("phase_move", "end")
+
+# An npy evaluation: one record per table; ``from_move`` is the move from which the record's table applies.
+_NPY_FIELDS = ("squares", "from_move", "end")
+# Each feature's definition, one line, said beside its weight in the code formats.
+_FEATURE_MEANINGS = {
+    "mobility": "my legal moves minus the opponent's",
+    "frontier": "my discs next to an empty square minus the opponent's",
+    "stability": "my stable discs (never flipped) minus the opponent's",
+    "parity": "+1 when the number of empty squares is odd, -1 when even, 0 on a full board",
+    "corner_x": "my discs on X-squares next to an occupied corner minus the opponent's",
+    "corner_c": "my discs on C-squares next to an occupied corner minus the opponent's",
+}
+
+
+def _an_evaluation(source: str) -> WeightsError:
+    """Returns the error of a table reader given an evaluation with features."""
+    return WeightsError(source, "holds an evaluation with features, not a table of square weights alone",
+                        "give it where an evaluation is taken (a player spec's @FILE, evaluate, export, play) "
+                        "or read it with load_evaluation")
+
+
+def _tables(squares: Sequence[float]) -> list[list[float]]:
+    """Returns flat square weights as tables of 64 (the last one short if the count is wrong)."""
+    return [list(squares[start:start + SQUARES]) for start in range(0, len(squares), SQUARES)]
+
+
+def _document(tables: Any, features: Any, end: Any, phase_move: Any = None) -> dict[str, Any]:
+    """Returns the JSON document of an evaluation file with these fields, for its one check."""
+    document: dict[str, Any] = {
+        "format": DOCUMENT_FORMAT,
+        "version": DOCUMENT_VERSION,
+        "squares": tables,
+        "features": features,
+        "end": end,
+    }
+    if phase_move is not None:
+        document["phase_move"] = phase_move
+    return document
+
+
+def _evaluation_of(document: dict[str, Any], source: str) -> Evaluation:
+    """Returns the evaluation of a document, naming the field that is wrong."""
+    try:
+        return Evaluation.from_document(document, source)
+    except FeatureError as error:
+        raise WeightsError(source, str(error), f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)") from None
+
+
+def _markdown_blocks(text: str) -> tuple[str, dict[str, list[tuple[int, list[str]]]]]:
+    """Returns the text of the square grids and the rows (line number, cells) of the feature and setting tables.
+
+    A table is a run of lines starting with ``|``; one whose header's first
+    cell is ``feature`` or ``setting`` is taken out of the grids' text (its
+    lines left blank, so that line numbers stay those of the file).
+    """
+    lines = text.splitlines()
+    grids = list(lines)
+    blocks: dict[str, list[tuple[int, list[str]]]] = {}
+    index = 0
+    while index < len(lines):
+        start = index
+        while index < len(lines) and lines[index].strip().startswith("|"):
+            index += 1
+        if index == start:
+            index += 1
+            continue
+        kind = _markdown_cells(lines[start])[0].lower()
+        if kind in ("feature", "setting"):
+            rows = [(number + 1, _markdown_cells(lines[number])) for number in range(start, index)]
+            blocks.setdefault(kind, []).extend(row for row in rows if not _is_markdown_separator(row[1]))
+            grids[start:index] = [""] * (index - start)
+    return "\n".join(grids), blocks
+
+
+def _markdown_document(text: str, source: str) -> dict[str, Any] | None:
+    """Returns the document of an evaluation written as markdown, or None if the text is a table alone."""
+    grids, blocks = _markdown_blocks(text)
+    if not blocks:
+        return None
+    squares = _markdown_squares(grids, source)
+    tables = len(squares) // SQUARES
+    features: dict[str, list[Any]] = {}
+    for number, cells in blocks.get("feature", [])[1:]:  # the header first
+        if len(cells) != 1 + tables:
+            raise WeightsError(source, f"line {number}: expected a feature and {tables} weight(s), one per "
+                               f"table, found {len(cells)} cells", "write rows as | mobility | 0.5 |")
+        name = cells[0]
+        if name in features:
+            raise WeightsError(source, f"line {number}: feature {name!r} is listed twice", "list each feature once")
+        features[name] = [_to_float(cell, source, f"line {number}, feature {name}") for cell in cells[1:]]
+    settings: dict[str, int] = {}
+    for number, cells in blocks.get("setting", [])[1:]:
+        if len(cells) != 2 or cells[0] not in _EVALUATION_SETTINGS or cells[0] in settings:
+            raise WeightsError(source, f"line {number}: expected one of the settings "
+                               f"{', '.join(_EVALUATION_SETTINGS)} (each once) and its value, found {' | '.join(cells)!r}",
+                               "write rows as | end | 0 |")
+        settings[cells[0]] = _to_integer(cells[1], source, f"line {number}, setting {cells[0]}")
+    return _document(_tables(squares.tolist()), features, settings.get("end", 0), settings.get("phase_move"))
+
+
+def _to_integer(cell: str, source: str, where: str) -> int:
+    """Returns a text cell as an integer."""
+    try:
+        return int(cell)
+    except ValueError:
+        raise WeightsError(source, f"{where}: {cell!r} is not a whole number") from None
+
+
+def _npy_document(data: bytes, source: str) -> dict[str, Any] | None:
+    """Returns the document of an evaluation written as a structured ``.npy``, or None for an array of weights."""
+    array = _read_npy(data, source)
+    names = array.dtype.names
+    if names is None:
+        return None
+    fix = "write it with othello-ga export --format npy"
+    if "squares" not in names or array.dtype["squares"].shape != (SQUARES,):
+        raise WeightsError(source, f"a structured array with no field 'squares' of {SQUARES} weights", fix)
+    unknown = [name for name in names if name not in _NPY_FIELDS and name not in FEATURES]
+    if unknown:
+        raise WeightsError(source, f"unknown field {unknown[0]!r}; the fields are "
+                           f"{', '.join(_NPY_FIELDS)} and the features ({', '.join(FEATURES)})", fix)
+    if array.ndim != 1 or len(array) not in (1, 2):
+        raise WeightsError(source, f"expected one record per table (1 or 2), found shape {array.shape}", fix)
+    if any(array.dtype[name].base.kind not in "iuf" for name in names):
+        raise WeightsError(source, "every field must hold numbers", fix)
+    moves = array["from_move"].tolist() if "from_move" in names else [0]
+    ends = array["end"].tolist() if "end" in names else [0]
+    if moves[0] != 0 or len(set(ends)) != 1:
+        raise WeightsError(source, f"'from_move' must be 0 in the first record (found {moves[0]}) and 'end' the "
+                           f"same in each (found {', '.join(map(str, ends))})", fix)
+    squares = array["squares"].astype(np.float64).ravel().tolist()
+    for index, value in enumerate(squares):
+        _check_finite(value, source, f"squares entry {index}")
+    features = {name: array[name].astype(np.float64).tolist() for name in names if name in FEATURES}
+    return _document(_tables(squares), features, _whole(ends[0]), _whole(moves[1]) if len(moves) == 2 else None)
+
+
+def _whole(value: float) -> float | int:
+    """Returns an integral number as an int (a move or an end stored as a float), anything else as it is."""
+    return int(value) if float(value).is_integer() else value
+
+
+def _without_c_comments(text: str) -> str:
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.DOTALL)
+
+
+# The declarations an evaluation's C holds (_format_c_evaluation): arrays of weights and the settings' macros.
+_C_ARRAY = re.compile(r"static\s+const\s+(?:double|int)\s+(\w+)\s*\[\s*\d*\s*\]\s*=\s*\{([^{}]*)\}")
+_C_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\S+)[ \t]*$", re.MULTILINE)
+
+
+def _c_document(text: str, source: str) -> dict[str, Any] | None:
+    """Returns the document of an evaluation written as C (comments taken out), or None for a table's array."""
+    arrays = dict(_C_ARRAY.findall(text))
+    macros = dict(_C_MACRO.findall(text))
+    prefix = next((name.removesuffix("_squares") for name in arrays
+                   if name.endswith("_squares") and f"{name.removesuffix('_squares').upper()}_END" in macros), None)
+    if prefix is None:
+        return None
+
+    def numbers(name: str) -> list[float]:
+        cells = [cell.strip() for cell in arrays[name].split(",")]
+        if cells and cells[-1] == "":
+            cells.pop()  # a trailing comma is legal C
+        return [_to_float(_C_LITERAL_SUFFIX.sub("", cell), source, f"{name} entry {index}")
+                for index, cell in enumerate(cells)]
+
+    features = {name.removeprefix(f"{prefix}_").removesuffix("_weight"): numbers(name) for name in arrays
+                if name.startswith(f"{prefix}_") and name.endswith("_weight")}
+    upper = prefix.upper()
+    phase_move = macros.get(f"{upper}_PHASE_MOVE")
+    return _document(_tables(numbers(f"{prefix}_squares")), features,
+                     _to_integer(macros[f"{upper}_END"], source, f"{upper}_END"),
+                     None if phase_move is None else _to_integer(phase_move, source, f"{upper}_PHASE_MOVE"))
+
+
+def _python_document(module: ast.Module, source: str) -> dict[str, Any] | None:
+    """Returns the document of an evaluation written as Python, or None for a table's list."""
+    values = {statement.targets[0].id: statement.value for statement in module.body
+              if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+              and isinstance(statement.targets[0], ast.Name)}
+    prefix = next((name.removesuffix("_squares") for name in values
+                   if name.endswith("_squares") and f"{name.removesuffix('_squares')}_features" in values), None)
+    if prefix is None:
+        return None
+
+    def literal(field: str) -> Any:
+        name = f"{prefix}_{field}"
+        if name not in values:
+            return None
+        try:
+            return ast.literal_eval(values[name])
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise WeightsError(source, f"{name} holds something other than literals", "write plain numbers") from None
+
+    end = literal("end")
+    if end is None:
+        raise WeightsError(source, f"{prefix}_end is missing", f"write {prefix}_end = 0")
+    return _document(literal("squares"), literal("features"), end, literal("phase_move"))
+
+
+def _evaluation_export(data: str | bytes, fmt: str, source: str) -> Evaluation | None:
+    """Returns the evaluation written in ``data`` (``fmt``, any of :data:`EVALUATION_FORMATS`), or None for a table.
+
+    :raises WeightsError: for an evaluation that is malformed.
+    """
+    if fmt == "json":
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        return parse_evaluation(raw, source) if is_evaluation_document(raw) else None
+    if fmt == "npy":
+        if not isinstance(data, bytes):
+            raise WeightsError(source, "npy evaluations are binary", "pass bytes or use load_evaluation")
+        document = _npy_document(data, source)
+    else:
+        if isinstance(data, bytes):
+            try:
+                data = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return None  # load_weights names it
+        text = data.removeprefix("\ufeff")
+        if fmt == "markdown":
+            document = _markdown_document(text, source)
+        elif fmt == "c":
+            document = _c_document(_without_c_comments(text), source)
+        elif fmt == "python":
+            document = _python_document(_python_module(text, source), source)
+        else:
+            return None
+    return None if document is None else _evaluation_of(document, source)
+
+
+def _scaled_evaluation(evaluation: Evaluation, scale: float | None, round_: bool) -> Evaluation:
+    """Returns the evaluation with every weight, squares and features alike, scaled and rounded as a table's.
+
+    One factor for all: the largest magnitude of any weight becomes ``scale``,
+    and the evaluation orders positions as before.
+    """
+    numbers = _scaled(np.array(evaluation.squares + evaluation.feature_weights, dtype=np.float64), scale, round_)
+    count = len(evaluation.squares)
+    return dataclasses.replace(evaluation, squares=tuple(numbers[:count].tolist()),
+                               feature_weights=tuple(numbers[count:].tolist()))
+
+
+def format_evaluation(
+    evaluation: Evaluation,
+    fmt: str,
+    *,
+    scale: float | None = None,
+    round_: bool = False,
+    name: str = EVALUATION_NAME,
+    source: str | None = None,
+) -> str:
+    """Returns an evaluation with features as text in ``fmt`` (json, markdown, c or python).
+
+    ``json`` is the evaluation file (docs/results.md#evaluation-files);
+    ``markdown`` the square grid(s), a table of feature weights and one of the
+    settings; ``c`` and ``python`` code that computes the whole evaluation from
+    two bitboards. Each reads back with :func:`load_evaluation` (or
+    :func:`parse_evaluation`). ``scale`` and ``round_`` apply to every weight
+    with one factor (:func:`format_weights`'s rule over squares and features
+    together); ``name`` prefixes the C and Python names; ``source`` (by
+    default the evaluation's) is recorded.
+
+    :raises ValueError: for csv (it holds squares alone), npy (binary:
+        :func:`evaluation_npy_bytes`), a bad ``name`` or ``scale``.
+    """
+    if fmt not in EVALUATION_FORMATS:
+        features = ", ".join(evaluation.features) or "none"
+        raise ValueError(f"an evaluation with features ({features}) cannot be written as {fmt}, which holds the "
+                         f"square weights alone; export it as {', '.join(EVALUATION_FORMATS[:-1])} or "
+                         f"{EVALUATION_FORMATS[-1]}")
+    if fmt == "npy":
+        raise ValueError("npy is binary: use evaluation_npy_bytes")
+    if fmt in ("c", "python") and not _C_IDENTIFIER.match(name):
+        raise ValueError(f"name must be an identifier, got {name!r}")
+    scaled = _scaled_evaluation(evaluation, scale, round_)
+    source = " ".join((evaluation.source if source is None else source).split())  # one line, for any comment
+    cells = [str(int(value)) if round_ else repr(float(value)) for value in scaled.squares + scaled.feature_weights]
+    squares, weights = cells[:len(scaled.squares)], cells[len(scaled.squares):]
+    if fmt == "json":
+        document = dataclasses.replace(scaled, source=source).to_document()
+        if round_:
+            document["squares"] = [[int(w) for w in table] for table in document["squares"]]
+            document["features"] = {feature: [int(w) for w in ws] for feature, ws in document["features"].items()}
+        return json.dumps(document, indent=2) + "\n"
+    if fmt == "markdown":
+        return _format_markdown_evaluation(scaled, squares, weights, source)
+    if fmt == "c":
+        largest = max(np.abs(scaled.vector()).max(initial=0.0), 1.0)
+        # Any value is at most 64 weights of the squares and a count of at most 64 per feature times its weight.
+        if round_ and largest * SQUARES * (1 + len(scaled.features)) > _C_INT_MAX:
+            raise ValueError("the rounded evaluation's values overflow a C int; pass a smaller scale")
+        return _format_c_evaluation(scaled, squares, weights, name, "int" if round_ else "double", source)
+    return _format_python_evaluation(scaled, squares, weights, name, source)
+
+
+def evaluation_npy_bytes(evaluation: Evaluation, *, scale: float | None = None, round_: bool = False) -> bytes:
+    """Returns an evaluation as the bytes of a structured ``.npy`` file: one record per table.
+
+    Each record holds ``squares`` (64 float64, a1 first), one float64 field
+    per feature (its weight in that table), ``from_move`` (the move from which
+    the table applies: 0, then ``phase_move``) and ``end``. ``numpy.load``
+    reads it without pickles; :func:`load_evaluation` reads it back.
+    """
+    scaled = _scaled_evaluation(evaluation, scale, round_)
+    dtype = np.dtype([("squares", "<f8", (SQUARES,)), *((feature, "<f8") for feature in scaled.features),
+                      ("from_move", "<i8"), ("end", "<i8")])
+    records = np.zeros(scaled.n_tables, dtype=dtype)
+    for table in range(scaled.n_tables):
+        records["squares"][table] = scaled.squares[table * SQUARES:(table + 1) * SQUARES]
+        for feature, weight in scaled.weights_of(table).items():
+            records[feature][table] = weight
+        records["from_move"][table] = scaled.phase_move if table else 0
+    records["end"] = scaled.end
+    buffer = io.BytesIO()
+    np.save(buffer, records, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _value_sentence(evaluation: Evaluation, side: str = "the side whose discs are `player`") -> str:
+    """Returns what an evaluation's value is, for the comments of every format."""
+    text = (f"the value for {side}: the square weights of its discs less the opponent's, plus each feature "
+            "(a count, mine minus theirs) times its weight")
+    if evaluation.n_tables == 2:
+        text += (f"; the second table and its feature weights apply from move {evaluation.phase_move} on "
+                 "(move: discs on the board minus 4, as othello-ga counts)")
+    return text
+
+
+def _format_markdown_evaluation(evaluation: Evaluation, squares: Sequence[str], weights: Sequence[str],
+                                source: str) -> str:
+    """Returns the grid(s) of :func:`_format_markdown`, then the feature weights and the settings as tables."""
+    two = evaluation.n_tables == 2
+    grids = _format_markdown(squares, source, evaluation.phase_move if two else None)
+    columns = list(PHASE_NAMES) if two else ["weight"]
+    count = len(evaluation.features)
+    lines = [f"**Features**: {_value_sentence(evaluation, 'the side evaluated')}.\n",
+             "| feature | " + " | ".join(columns) + " |", "|---" * (1 + len(columns)) + "|"]
+    for index, feature in enumerate(evaluation.features):
+        lines.append(f"| {feature} | " + " | ".join(weights[t * count + index] for t in range(evaluation.n_tables))
+                     + " |")
+    settings = ({"phase_move": evaluation.phase_move} if two else {}) | {"end": evaluation.end}
+    said = ("`phase_move`, the move from which the second table applies (discs on the board minus 4); " if two
+            else "")
+    lines += ["", f"**Settings**: {said}`end`, the empty squares from which it was trained with the endgame solved "
+              "exactly (0: never).\n", "| setting | value |", "|---|---|"]
+    lines += [f"| {setting} | {value} |" for setting, value in settings.items()]
+    return grids + "\n" + "\n".join(lines) + "\n"
+
+
+def _diagonal_masks() -> list[int]:
+    """Returns the 15 diagonals of the a1-h8 direction (file - rank constant), then the 15 of h1-a8."""
+    masks = []
+    for on_diagonal in (lambda file, rank, d: file - rank == d - 7, lambda file, rank, d: file + rank == d):
+        for d in range(15):
+            masks.append(sum(1 << (8 * rank + file) for rank in range(8) for file in range(8)
+                             if on_diagonal(file, rank, d)))
+    return masks
+
+
+def _code_header(evaluation: Evaluation, source: str, value: str, move_parameter: str) -> list[str]:
+    """Returns the comment lines that open an evaluation's C and Python: what it computes and how it is called."""
+    features = ", ".join(evaluation.features) or "none"
+    lines = [f"othello-ga evaluation: square weights and the features {features}, computed by {value} below.",
+             *([f"Source: {source}"] if source else []),
+             f"{value}(player, opponent, move) returns {_value_sentence(evaluation)}.",
+             "Bitboards: bit 0 = a1, bit 7 = h1, bit 56 = a8, bit 63 = h8; `player` is the side evaluated."]
+    if evaluation.n_tables == 1:
+        lines.append(f"{move_parameter} is unused (one table for the whole game): kept so that every exported "
+                     "evaluation is called alike.")
+    lines.append(f"end = {evaluation.end}: the empty squares from which it was trained with the endgame solved exactly "
+                 "(0: never); a record, not used here.")
+    lines.append("The features are those of othello-ga's engine (engine/_features.pxd), exactly.")
+    return [wrapped for line in lines for wrapped in textwrap.wrap(line, 100, subsequent_indent="  ")]
+
+
+_C_COUNT = """
+/* The number of bits set in x (portable; __builtin_popcountll is faster where the compiler has it). */
+static int ${p}_count(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+"""
+
+_C_MOBILITY = """
+/* The squares beyond runs of `run` discs next to P along one line, both ways (d = 1, 7, 8 or 9). */
+static uint64_t ${p}_beyond_runs(uint64_t P, uint64_t run, int d)
+{
+    uint64_t up = run & (P << d), down = run & (P >> d);
+    int i;
+    for (i = 0; i < 5; i++) {
+        up |= run & (up << d);
+        down |= run & (down >> d);
+    }
+    return (up << d) | (down >> d);
+}
+
+/* P's legal moves. Runs along ranks and diagonals stay off files a and h, so no shift wraps to another rank. */
+static uint64_t ${p}_moves(uint64_t P, uint64_t O)
+{
+    uint64_t inner = O & 0x7E7E7E7E7E7E7E7EULL;
+    return (${p}_beyond_runs(P, inner, 1) | ${p}_beyond_runs(P, O, 8) | ${p}_beyond_runs(P, inner, 7)
+            | ${p}_beyond_runs(P, inner, 9)) & ~(P | O);
+}
+
+/* mobility: my legal moves minus the opponent's. */
+static int ${p}_mobility(uint64_t P, uint64_t O)
+{
+    return ${p}_count(${p}_moves(P, O)) - ${p}_count(${p}_moves(O, P));
+}
+"""
+
+_C_FRONTIER = """
+/* The squares next to `squares` in any of the eight directions (the masks stop shifts wrapping across files a and h). */
+static uint64_t ${p}_next_to(uint64_t squares)
+{
+    return (((squares << 1) | (squares << 9) | (squares >> 7)) & 0xFEFEFEFEFEFEFEFEULL)
+         | (((squares >> 1) | (squares >> 9) | (squares << 7)) & 0x7F7F7F7F7F7F7F7FULL)
+         | (squares << 8) | (squares >> 8);
+}
+
+/* frontier: my discs next to an empty square minus the opponent's (potential mobility). */
+static int ${p}_frontier(uint64_t P, uint64_t O)
+{
+    uint64_t near_empty = ${p}_next_to(~(P | O));
+    return ${p}_count(P & near_empty) - ${p}_count(O & near_empty);
+}
+"""
+
+_C_STABILITY = """
+/* Stable discs: discs no sequence of moves can flip, by three rules each exact by construction (edges, full
+ * lines, stable neighbours). ${p}_edge[p][o]: the squares of an edge (bit k = its k-th square) whose discs no
+ * sequence of moves on the edge flips (a move there may flip nothing along it: it can be legal through another
+ * line). Filled by ${p}_init. */
+static unsigned char ${p}_edge[256][256];
+static int ${p}_ready;
+
+/* The discs of o that p flips along an edge by playing `square`. */
+static unsigned ${p}_edge_flips(int square, unsigned p, unsigned o)
+{
+    unsigned flips = 0, run = 0;
+    int k;
+    for (k = square + 1; k < 8 && ((o >> k) & 1); k++)
+        run |= 1u << k;
+    if (k < 8 && ((p >> k) & 1))
+        flips |= run;
+    run = 0;
+    for (k = square - 1; k >= 0 && ((o >> k) & 1); k--)
+        run |= 1u << k;
+    if (k >= 0 && ((p >> k) & 1))
+        flips |= run;
+    return flips;
+}
+
+/* Fills ${p}_edge, fuller edges first: an edge's stable discs are those that every move on it (by either side)
+ * leaves unflipped and stable in the edge one disc fuller. ${p}_value calls it on its first use; a program that
+ * evaluates on several threads calls it once before they start. */
+static void ${p}_init(void)
+{
+    int discs, square;
+    unsigned p, o, flips, stable;
+    for (discs = 8; discs >= 0; discs--)
+        for (p = 0; p < 256; p++)
+            for (o = 0; o < 256; o++) {
+                if ((p & o) || ${p}_count(p | o) != discs)
+                    continue;
+                stable = p | o;
+                for (square = 0; square < 8; square++) {
+                    if (((p | o) >> square) & 1)
+                        continue;
+                    flips = ${p}_edge_flips(square, p, o);
+                    stable &= ${p}_edge[p | flips | (1u << square)][o & ~flips] & ~flips;
+                    flips = ${p}_edge_flips(square, o, p);
+                    stable &= ${p}_edge[p & ~flips][o | flips | (1u << square)] & ~flips;
+                }
+                ${p}_edge[p][o] = (unsigned char)stable;
+            }
+    ${p}_ready = 1;
+}
+
+/* Byte b laid out on file a (bit k to square 8k). */
+static uint64_t ${p}_byte_to_file(unsigned b)
+{
+    uint64_t file = 0;
+    int k;
+    for (k = 0; k < 8; k++)
+        if ((b >> k) & 1)
+            file |= (uint64_t)1 << (8 * k);
+    return file;
+}
+
+/* File `file` of x as a byte (rank k at bit k): the multiplier moves each square into the top byte, where no two
+ * partial products meet. */
+static unsigned ${p}_file_byte(uint64_t x, int file)
+{
+    return (unsigned)((((x >> file) & 0x0101010101010101ULL) * 0x0102040810204080ULL) >> 56);
+}
+
+/* The squares of the four edges whose discs never flip. */
+static uint64_t ${p}_stable_edges(uint64_t P, uint64_t O)
+{
+    return (uint64_t)${p}_edge[P & 255][O & 255]
+         | ((uint64_t)${p}_edge[P >> 56][O >> 56] << 56)
+         | ${p}_byte_to_file(${p}_edge[${p}_file_byte(P, 0)][${p}_file_byte(O, 0)])
+         | (${p}_byte_to_file(${p}_edge[${p}_file_byte(P, 7)][${p}_file_byte(O, 7)]) << 7);
+}
+
+/* The 15 diagonals of the a1-h8 direction (file - rank constant), then the 15 of h1-a8 (file + rank constant). */
+static const uint64_t ${p}_diagonals[30] = {
+${diagonals}
+};
+
+/* P's stable discs: edge discs no edge move flips; inner discs whose four lines are full; inner discs with, on each
+ * of their four lines, the line full or a stable disc of theirs beside them, until nothing changes. */
+static uint64_t ${p}_stable(uint64_t P, uint64_t O)
+{
+    uint64_t filled = P | O, inner = P & 0x007E7E7E7E7E7E00ULL, full_h = 0, full_v, full_9 = 0, full_7 = 0;
+    uint64_t stable, before;
+    int k;
+    for (k = 0; k < 8; k++)
+        if (((filled >> (8 * k)) & 255) == 255)
+            full_h |= (uint64_t)255 << (8 * k);
+    full_v = filled & (filled >> 32);
+    full_v &= full_v >> 16;
+    full_v &= full_v >> 8;
+    full_v = (full_v & 255) * 0x0101010101010101ULL;
+    for (k = 0; k < 15; k++) {
+        if ((filled & ${p}_diagonals[k]) == ${p}_diagonals[k])
+            full_9 |= ${p}_diagonals[k];
+        if ((filled & ${p}_diagonals[15 + k]) == ${p}_diagonals[15 + k])
+            full_7 |= ${p}_diagonals[15 + k];
+    }
+    stable = (${p}_stable_edges(P, O) & P) | (inner & full_h & full_v & full_7 & full_9);
+    do {
+        before = stable;
+        stable |= inner & ((stable >> 1) | (stable << 1) | full_h) & ((stable >> 8) | (stable << 8) | full_v)
+                  & ((stable >> 7) | (stable << 7) | full_7) & ((stable >> 9) | (stable << 9) | full_9);
+    } while (stable != before);
+    return stable;
+}
+
+/* stability: my stable discs minus the opponent's. */
+static int ${p}_stability(uint64_t P, uint64_t O)
+{
+    return ${p}_count(${p}_stable(P, O)) - ${p}_count(${p}_stable(O, P));
+}
+"""
+
+_C_PARITY = """
+/* parity: +1 when the number of empty squares is odd (without passes the side evaluated, when it is to move, plays
+ * last), -1 when it is even, 0 on a full board. */
+static int ${p}_parity(uint64_t P, uint64_t O)
+{
+    int empty = 64 - ${p}_count(P | O);
+    return empty == 0 ? 0 : ((empty & 1) ? 1 : -1);
+}
+"""
+
+_C_CORNERS = """
+/* My discs minus the opponent's among `squares` next to an occupied corner. */
+static int ${p}_corner_neighbours(uint64_t P, uint64_t O, uint64_t squares)
+{
+    uint64_t taken = P | O, near = 0;
+    if (taken & 0x0000000000000001ULL)
+        near |= 0x0000000000000302ULL; /* a1: b1, a2, b2 */
+    if (taken & 0x0000000000000080ULL)
+        near |= 0x000000000000C040ULL; /* h1: g1, h2, g2 */
+    if (taken & 0x0100000000000000ULL)
+        near |= 0x0203000000000000ULL; /* a8: a7, b7, b8 */
+    if (taken & 0x8000000000000000ULL)
+        near |= 0x40C0000000000000ULL; /* h8: g7, h7, g8 */
+    near &= squares;
+    return ${p}_count(P & near) - ${p}_count(O & near);
+}
+"""
+
+_C_CORNER_X = """
+/* corner_x: my discs on the X-squares (b2, g2, b7, g7) next to an occupied corner, minus the opponent's. */
+static int ${p}_corner_x(uint64_t P, uint64_t O)
+{
+    return ${p}_corner_neighbours(P, O, 0x0042000000004200ULL);
+}
+"""
+
+_C_CORNER_C = """
+/* corner_c: my discs on the C-squares (b1, g1, a2, h2, a7, h7, b8, g8) next to an occupied corner, minus the
+ * opponent's. */
+static int ${p}_corner_c(uint64_t P, uint64_t O)
+{
+    return ${p}_corner_neighbours(P, O, 0x4281000000008142ULL);
+}
+"""
+
+
+def _format_c_evaluation(evaluation: Evaluation, squares: Sequence[str], weights: Sequence[str], name: str,
+                         c_type: str, source: str) -> str:
+    """Returns self-contained C99 that computes the evaluation: its weights, one function per feature, the value."""
+    value = f"{name}_value"
+    header = _code_header(evaluation, source, value, "move")
+    lines = ["/* " + "\n * ".join(line.replace("*/", "* /") for line in header), " * C99, standard headers only. */",
+             "#include <stdint.h>", ""]
+    upper = name.upper()
+    if evaluation.n_tables == 2:
+        lines.append(f"#define {upper}_PHASE_MOVE {evaluation.phase_move}")
+    lines += [f"#define {upper}_END {evaluation.end}", "",
+              f"/* {_phase_comment(len(squares), evaluation.phase_move if evaluation.n_tables == 2 else None)}. */",
+              f"static const {c_type} {name}_squares[{len(squares)}] = {{"]
+    for row in range(len(squares) // 8):
+        label = f"rank {row % 8 + 1}" + (f", {PHASE_NAMES[row // 8]}" if len(squares) > SQUARES else "")
+        lines.append("    " + ", ".join(squares[row * 8:row * 8 + 8]) + f",  /* {label} */")
+    lines.append("};")
+    count = len(evaluation.features)
+    if count:
+        lines += ["", "/* The feature weights, one per table. */"]
+    for index, feature in enumerate(evaluation.features):
+        cells = ", ".join(weights[t * count + index] for t in range(evaluation.n_tables))
+        lines.append(f"static const {c_type} {name}_{feature}_weight[{evaluation.n_tables}] = {{ {cells} }};  "
+                     f"/* {_FEATURE_MEANINGS[feature]} */")
+    pieces = [_C_COUNT] if count else []
+    used = set(evaluation.features)
+    pieces += [piece for feature, piece in (("mobility", _C_MOBILITY), ("frontier", _C_FRONTIER),
+                                            ("stability", _C_STABILITY), ("parity", _C_PARITY)) if feature in used]
+    if used & {"corner_x", "corner_c"}:
+        pieces.append(_C_CORNERS)
+    pieces += [piece for feature, piece in (("corner_x", _C_CORNER_X), ("corner_c", _C_CORNER_C)) if feature in used]
+    diagonals = "\n".join(f"    0x{mask:016X}ULL," for mask in _diagonal_masks())
+    lines += [string.Template(piece).substitute(p=name, diagonals=diagonals).rstrip("\n") for piece in pieces]
+    body = [f"/* The evaluation: {_value_sentence(evaluation)}. */",
+            f"static {c_type} {value}(uint64_t player, uint64_t opponent, int move)", "{"]
+    if evaluation.n_tables == 2:
+        body.append(f"    const int table = move >= {upper}_PHASE_MOVE;")
+    else:
+        body += ["    const int table = 0;", "    (void)move;"]
+    body += [f"    const {c_type} *squares = {name}_squares + 64 * table;", f"    {c_type} value = 0;",
+             "    int square;"]
+    if "stability" in used:
+        body += [f"    if (!{name}_ready)", f"        {name}_init();"]
+    body += ["    for (square = 0; square < 64; square++) {", "        if ((player >> square) & 1)",
+             "            value += squares[square];", "        if ((opponent >> square) & 1)",
+             "            value -= squares[square];", "    }"]
+    body += [f"    value += {name}_{feature}_weight[table] * {name}_{feature}(player, opponent);"
+             for feature in evaluation.features]
+    body += ["    return value;", "}"]
+    return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
+
+
+_PYTHON_COUNT = '''
+
+def _${p}_count(x):
+    """Returns the number of bits set in x."""
+    return bin(x).count("1")
+'''
+
+_PYTHON_MOBILITY = '''
+
+def _${p}_moves(P, O):
+    """Returns P's legal moves. Runs along ranks and diagonals stay off files a and h: no shift wraps."""
+    inner = O & 0x7E7E7E7E7E7E7E7E
+    moves = 0
+    for run, d in ((inner, 1), (O, 8), (inner, 7), (inner, 9)):
+        up = run & (P << d)
+        down = run & (P >> d)
+        for _ in range(5):
+            up |= run & (up << d)
+            down |= run & (down >> d)
+        moves |= (up << d) | (down >> d)
+    return moves & ~(P | O) & 0xFFFFFFFFFFFFFFFF
+
+
+def _${p}_mobility(P, O):
+    """mobility: my legal moves minus the opponent's."""
+    return _${p}_count(_${p}_moves(P, O)) - _${p}_count(_${p}_moves(O, P))
+'''
+
+_PYTHON_FRONTIER = '''
+
+def _${p}_frontier(P, O):
+    """frontier: my discs next to an empty square minus the opponent's (potential mobility)."""
+    empty = ~(P | O) & 0xFFFFFFFFFFFFFFFF
+    near_empty = ((((empty << 1) | (empty << 9) | (empty >> 7)) & 0xFEFEFEFEFEFEFEFE)
+                  | (((empty >> 1) | (empty >> 9) | (empty << 7)) & 0x7F7F7F7F7F7F7F7F)
+                  | ((empty << 8) & 0xFFFFFFFFFFFFFFFF) | (empty >> 8))
+    return _${p}_count(P & near_empty) - _${p}_count(O & near_empty)
+'''
+
+_PYTHON_STABILITY = '''
+
+def _${p}_edge_flips(square, p, o):
+    """Returns the discs of o that p flips along an edge by playing square."""
+    flips = 0
+    for step in (1, -1):
+        run, k = 0, square + step
+        while 0 <= k < 8 and o >> k & 1:
+            run |= 1 << k
+            k += step
+        if 0 <= k < 8 and p >> k & 1:
+            flips |= run
+    return flips
+
+
+def _${p}_edge_table():
+    """Returns, at index p << 8 | o, the squares of an edge (bit k = its k-th square) whose discs no sequence of
+    moves on the edge flips (a move there may flip nothing along it: it can be legal through another line).
+    Fuller edges first: an edge's stable discs are those that every move on it leaves unflipped and stable."""
+    edges = []
+    for code in range(3 ** 8):
+        p = o = 0
+        for k in range(8):
+            code, digit = divmod(code, 3)
+            p |= (digit == 1) << k
+            o |= (digit == 2) << k
+        edges.append((p, o))
+    edges.sort(key=lambda edge: -_${p}_count(edge[0] | edge[1]))
+    table = [0] * 65536
+    for p, o in edges:
+        stable = p | o
+        for square in range(8):
+            if (p | o) >> square & 1:
+                continue
+            flips = _${p}_edge_flips(square, p, o)
+            stable &= table[(p | flips | 1 << square) << 8 | (o & ~flips)] & ~flips
+            flips = _${p}_edge_flips(square, o, p)
+            stable &= table[(p & ~flips) << 8 | (o | flips | 1 << square)] & ~flips
+        table[p << 8 | o] = stable
+    return table
+
+
+_${p}_EDGE = _${p}_edge_table()
+# The 15 diagonals of the a1-h8 direction (file - rank constant), then the 15 of h1-a8 (file + rank constant).
+_${p}_DIAGONALS = [
+${diagonals}
+]
+
+
+def _${p}_byte_to_file(b):
+    """Returns byte b laid out on file a (bit k to square 8k)."""
+    return sum(1 << 8 * k for k in range(8) if b >> k & 1)
+
+
+def _${p}_file_byte(x, file):
+    """Returns file `file` of x as a byte (rank k at bit k)."""
+    return sum(1 << k for k in range(8) if x >> (8 * k + file) & 1)
+
+
+def _${p}_stable(P, O):
+    """Returns P's stable discs: edge discs no edge move flips; inner discs whose four lines are full; inner
+    discs with, on each of their four lines, the line full or a stable disc of theirs beside them, until
+    nothing changes."""
+    edge = _${p}_EDGE
+    filled = P | O
+    inner = P & 0x007E7E7E7E7E7E00
+    full_h = sum(255 << 8 * k for k in range(8) if (filled >> 8 * k) & 255 == 255)
+    full_v = sum(0x0101010101010101 << k for k in range(8)
+                 if (filled >> k) & 0x0101010101010101 == 0x0101010101010101)
+    full_9 = sum(mask for mask in _${p}_DIAGONALS[:15] if (filled & mask) == mask)
+    full_7 = sum(mask for mask in _${p}_DIAGONALS[15:] if (filled & mask) == mask)
+    stable = (edge[(P & 255) << 8 | (O & 255)] | edge[(P >> 56) << 8 | (O >> 56)] << 56
+              | _${p}_byte_to_file(edge[_${p}_file_byte(P, 0) << 8 | _${p}_file_byte(O, 0)])
+              | _${p}_byte_to_file(edge[_${p}_file_byte(P, 7) << 8 | _${p}_file_byte(O, 7)]) << 7) & P
+    stable |= inner & full_h & full_v & full_7 & full_9
+    while True:
+        before = stable
+        stable |= (inner & ((stable >> 1) | (stable << 1) | full_h) & ((stable >> 8) | (stable << 8) | full_v)
+                   & ((stable >> 7) | (stable << 7) | full_7) & ((stable >> 9) | (stable << 9) | full_9))
+        if stable == before:
+            return stable
+
+
+def _${p}_stability(P, O):
+    """stability: my stable discs minus the opponent's."""
+    return _${p}_count(_${p}_stable(P, O)) - _${p}_count(_${p}_stable(O, P))
+'''
+
+_PYTHON_PARITY = '''
+
+def _${p}_parity(P, O):
+    """parity: +1 when the number of empty squares is odd, -1 when it is even, 0 on a full board."""
+    empty = 64 - _${p}_count(P | O)
+    return 0 if empty == 0 else (1 if empty & 1 else -1)
+'''
+
+_PYTHON_CORNERS = '''
+
+# The X- or C-squares next to each corner, by corner: a1, h1, a8, h8.
+_${p}_NEAR_CORNER = ((0x1, 0x0000000000000302), (0x80, 0x000000000000C040),
+                     (0x0100000000000000, 0x0203000000000000), (0x8000000000000000, 0x40C0000000000000))
+
+
+def _${p}_corner_neighbours(P, O, squares):
+    """Returns my discs minus the opponent's among `squares` next to an occupied corner."""
+    near = 0
+    for corner, next_to_it in _${p}_NEAR_CORNER:
+        if (P | O) & corner:
+            near |= next_to_it
+    near &= squares
+    return _${p}_count(P & near) - _${p}_count(O & near)
+'''
+
+_PYTHON_CORNER_X = '''
+
+def _${p}_corner_x(P, O):
+    """corner_x: my discs on the X-squares (b2, g2, b7, g7) next to an occupied corner, minus the opponent's."""
+    return _${p}_corner_neighbours(P, O, 0x0042000000004200)
+'''
+
+_PYTHON_CORNER_C = '''
+
+def _${p}_corner_c(P, O):
+    """corner_c: my discs on the C-squares (b1, g1, a2, h2, a7, h7, b8, g8) next to an occupied corner, minus
+    the opponent's."""
+    return _${p}_corner_neighbours(P, O, 0x4281000000008142)
+'''
+
+
+def _format_python_evaluation(evaluation: Evaluation, squares: Sequence[str], weights: Sequence[str], name: str,
+                              source: str) -> str:
+    """Returns plain Python (ints as bitboards, no imports) that computes the evaluation."""
+    value = f"{name}_value"
+    lines = [f"# {line}" for line in _code_header(evaluation, source, value, "move")]
+    lines += ["# One table per phase, each of 64 weights: index = square, a1 = 0, h1 = 7, a8 = 56, h8 = 63.",
+              f"{name}_squares = ["]
+    for table in range(evaluation.n_tables):
+        lines.append(f"    [  # {PHASE_NAMES[table]}" if evaluation.n_tables == 2 else "    [")
+        for rank in range(8):
+            start = table * SQUARES + rank * 8
+            lines.append("        " + ", ".join(squares[start:start + 8]) + f",  # rank {rank + 1}")
+        lines.append("    ],")
+    lines += ["]", "# The feature weights, one per table.", f"{name}_features = {{"]
+    count = len(evaluation.features)
+    for index, feature in enumerate(evaluation.features):
+        cells = ", ".join(weights[t * count + index] for t in range(evaluation.n_tables))
+        lines.append(f"    {feature!r}: [{cells}],  # {_FEATURE_MEANINGS[feature]}")
+    lines.append("}")
+    if evaluation.n_tables == 2:
+        lines.append(f"{name}_phase_move = {evaluation.phase_move}")
+    lines.append(f"{name}_end = {evaluation.end}")
+    used = set(evaluation.features)
+    pieces = [_PYTHON_COUNT] if count else []
+    pieces += [piece for feature, piece in (("mobility", _PYTHON_MOBILITY), ("frontier", _PYTHON_FRONTIER),
+                                            ("stability", _PYTHON_STABILITY), ("parity", _PYTHON_PARITY))
+               if feature in used]
+    if used & {"corner_x", "corner_c"}:
+        pieces.append(_PYTHON_CORNERS)
+    pieces += [piece for feature, piece in (("corner_x", _PYTHON_CORNER_X), ("corner_c", _PYTHON_CORNER_C))
+               if feature in used]
+    diagonals = "\n".join(f"    0x{mask:016X}," for mask in _diagonal_masks())
+    text = "\n".join(lines) + "\n" + "".join(string.Template(piece).substitute(p=name, diagonals=diagonals)
+                                             for piece in pieces)
+    table = f"1 if move >= {name}_phase_move else 0" if evaluation.n_tables == 2 else "0"
+    body = ["", "", f"def {value}(player, opponent, move):",
+            '    """Returns the value of the position for the side whose discs are `player` (see the top)."""',
+            f"    table = {table}",
+            f"    squares = {name}_squares[table]",
+            "    value = (sum(w for square, w in enumerate(squares) if player >> square & 1)",
+            "             - sum(w for square, w in enumerate(squares) if opponent >> square & 1))"]
+    body += [f"    value += {name}_features[{feature!r}][table] * _{name}_{feature}(player, opponent)"
+             for feature in evaluation.features]
+    body.append("    return value")
+    return text + "\n".join(body) + "\n"
+
+
 # ---------------------------------------------------------------- files
 
 
@@ -609,11 +1530,19 @@ def is_evaluation_document(data: bytes) -> bool:
     return isinstance(document, dict) and document.get("format") == DOCUMENT_FORMAT
 
 
-def parse_evaluation(data: str | bytes, source: str = "<text>") -> Evaluation:
-    """Returns the evaluation of an evaluation file's text (docs/results.md#evaluation-files).
+def parse_evaluation(data: str | bytes, source: str = "<text>", fmt: str = "json") -> Evaluation:
+    """Returns the evaluation of an evaluation file's text (docs/results.md#evaluation-files), or of an
+    evaluation exported in ``fmt`` (markdown, c or python text; npy bytes; :func:`format_evaluation`).
 
-    :raises WeightsError: naming the field that is wrong.
+    :raises WeightsError: naming the field that is wrong, or for a table without features in ``fmt``.
     """
+    if fmt != "json":
+        if fmt not in EVALUATION_FORMATS:
+            raise WeightsError(source, f"unknown evaluation format {fmt!r}", f"use one of {', '.join(EVALUATION_FORMATS)}")
+        evaluation = _evaluation_export(data, fmt, source)
+        if evaluation is None:
+            raise WeightsError(source, f"holds no evaluation in {fmt}", "read a table of square weights with load_weights")
+        return evaluation
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -622,10 +1551,7 @@ def parse_evaluation(data: str | bytes, source: str = "<text>") -> Evaluation:
         raise WeightsError(source, "JSON nested too deeply") from None
     if not isinstance(document, dict):
         raise WeightsError(source, "is not an evaluation file: not a JSON object")
-    try:
-        return Evaluation.from_document(document, source)
-    except FeatureError as error:
-        raise WeightsError(source, str(error), f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)") from None
+    return _evaluation_of(document, source)
 
 
 def evaluation_text(evaluation: Evaluation) -> str:
@@ -633,8 +1559,9 @@ def evaluation_text(evaluation: Evaluation) -> str:
     return json.dumps(evaluation.to_document(), indent=2) + "\n"
 
 
-def load_evaluation(path: str | os.PathLike[str]) -> Evaluation:
-    """Reads an evaluation file, or a weights table in any format (an evaluation without features).
+def load_evaluation(path: str | os.PathLike[str], fmt: str | None = None) -> Evaluation:
+    """Reads an evaluation file, an evaluation exported in any format but CSV, or a weights table in any
+    format (an evaluation without features); the format comes from the suffix unless ``fmt`` is given.
 
     Where a player is built from a file, this is its loader: a table plays as
     it always did, an evaluation file brings its features.
@@ -642,14 +1569,17 @@ def load_evaluation(path: str | os.PathLike[str]) -> Evaluation:
     :raises WeightsError: if the file is missing, unreadable or malformed.
     """
     path = Path(path)
-    if path.suffix.lower() == ".json" and os.path.lexists(path) and not path.is_dir():
+    if (fmt or FORMAT_BY_SUFFIX.get(path.suffix.lower())) in EVALUATION_FORMATS and os.path.lexists(path) \
+            and not path.is_dir():
         try:
             data = read_regular(path, MAX_FILE_BYTES)
         except (FileRefused, OSError):
             data = b""  # load_weights names the problem
-        if is_evaluation_document(data):
-            return parse_evaluation(data, str(path))
-    return Evaluation(tuple(float(w) for w in load_weights(path)), source=str(path))
+        if data:
+            evaluation = _evaluation_export(data, fmt or FORMAT_BY_SUFFIX[path.suffix.lower()], str(path))
+            if evaluation is not None:
+                return evaluation
+    return Evaluation(tuple(float(w) for w in load_weights(path, fmt)), source=str(path))
 
 
 def save_weights(

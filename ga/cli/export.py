@@ -1,4 +1,4 @@
-"""The export command: a weight table in the format of the user's own engine."""
+"""The export command: a weight table, or an evaluation with features, in the format of the user's own engine."""
 
 from __future__ import annotations
 
@@ -7,11 +7,21 @@ from pathlib import Path
 
 import click
 
+from engine.evaluation import Evaluation
 from ga.cli.errors import Command, warn
 from ga.cli.outputs import emit_warnings, note_if_live
 from ga.rundir.resolve import WHICH, resolve_weights, run_phase_move
 from ga.files import STDOUT, Output
-from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, npy_bytes, parse_weights
+from ga.weights import (
+    EVALUATION_NAME,
+    FORMAT_BY_SUFFIX,
+    FORMATS,
+    evaluation_npy_bytes,
+    format_evaluation,
+    format_weights,
+    npy_bytes,
+    parse_weights,
+)
 
 __all__ = ["export"]
 
@@ -25,37 +35,50 @@ __all__ = ["export"]
 @click.option("--scale", type=float, default=None,
               help="Scale so that the largest magnitude equals K.", metavar="K")
 @click.option("--round", "round_", is_flag=True, help="Round to integers (after --scale).")
-@click.option("--name", default="weights", show_default=True, help="Variable name in c and python.")
+@click.option("--name", default=None,
+              help=f"Variable name in c and python [default: weights; an evaluation's: {EVALUATION_NAME}].")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="File to write, - for standard output [default: stdout; npy needs -o].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
 def export(
-    source: str, fmt: str, which: str, scale: float | None, round_: bool, name: str,
+    source: str, fmt: str, which: str, scale: float | None, round_: bool, name: str | None,
     output: Path | None, force: bool,
 ) -> None:
-    """Write a weight table as csv, json, npy, markdown, c or python.
+    """Write a weight table or an evaluation as csv, json, npy, markdown, c or python.
 
     SOURCE is a run directory (its best or mean table), a weights file or a
     built-in table name (heuristic, classic, disc, lr06, sjk11, reference).
     'reference' is the table evolved by experiments/strong.toml and shipped
     in results/reference/; --which seed2021 gives that of the blog's experiment.
+    An evaluation with features (an evaluation file, a run that evolved
+    features, paip) is written whole in every format but csv: c and python
+    compute it, features included, from two bitboards.
     """
     weights, description = resolve_weights(source, which)
     run_dir = Path(source) if Path(source).is_dir() else None
     note_if_live(run_dir)
-    phase_move = run_phase_move(run_dir) if run_dir is not None else None
+    evaluation = weights if isinstance(weights, Evaluation) else None
+    # An evaluation carries its switch move in every format; a table's comes from its run.
+    phase_move = run_phase_move(run_dir) if run_dir is not None and evaluation is None else None
     if fmt == "npy" and output is None:
         raise ValueError("npy is binary; write it to a file with -o FILE (or to standard output with -o -)")
     with warnings.catch_warnings(record=True) as caught:  # said once the output is known to be writable
         warnings.simplefilter("always")
-        if fmt == "npy":
+        if evaluation is not None:
+            if evaluation.source and evaluation.source != description:
+                description = f"{description} ({evaluation.source})"
+            payload: str | bytes = (
+                evaluation_npy_bytes(evaluation, scale=scale, round_=round_) if fmt == "npy" else
+                format_evaluation(evaluation, fmt, scale=scale, round_=round_, name=EVALUATION_NAME if name is None else name,
+                                  source=description))
+        elif fmt == "npy":
             if scale is not None or round_:
                 # Scale and round exactly as the text formats do (repr round-trips).
                 weights = parse_weights(format_weights(weights, "csv", scale=scale, round_=round_), "csv")
-            payload: str | bytes = npy_bytes(weights)
+            payload = npy_bytes(weights)
         else:
-            payload = format_weights(weights, fmt, scale=scale, round_=round_, name=name, source=description,
-                                     phase_move=phase_move)
+            payload = format_weights(weights, fmt, scale=scale, round_=round_, name="weights" if name is None else name,
+                                     source=description, phase_move=phase_move)
     to_stdout = output is None or str(output) == STDOUT
     implied = None if to_stdout else FORMAT_BY_SUFFIX.get(output.suffix.lower())
     if implied is not None and implied != fmt:
@@ -73,5 +96,6 @@ def export(
     if to_stdout:
         return  # standard output carries the table alone
     if implied is None:
-        warn(f"'{output}' has no weights suffix; read it back with load_weights(path, fmt={fmt!r})")
+        loader = "load_weights" if evaluation is None else "load_evaluation"
+        warn(f"'{output}' has no weights suffix; read it back with {loader}(path, fmt={fmt!r})")
     click.echo(f"wrote {output} ({fmt}, from {description})")
