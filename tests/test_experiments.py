@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -208,3 +212,45 @@ def test_the_study_benchmark_times_both_sides_and_prints_their_ratio(capsys: pyt
     median = float(lines[-1].split("median ratio ", 1)[1].split()[0])
     assert lines[-1].startswith("study / back to back: median ratio ")
     assert abs(median - sum(ratios) / 2) <= 0.001  # the median of two, from the printed (rounded) ratios
+
+
+def test_the_figures_benchmark_times_each_variant_beside_its_busy_processes_and_prints_the_ratios(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_script("figures_bench")
+    loops: list[subprocess.Popen[bytes]] = []
+    real_popen, real_timed = bench.subprocess.Popen, bench.timed
+
+    def popen(command: list[str], *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        process = real_popen(command, *args, **kwargs)
+        if command[-1] == bench.BUSY_LOOP:
+            loops.append(process)
+        return process
+
+    beside: list[tuple[str, int]] = []
+
+    def timed(command: list[str], environment: dict[str, str]) -> float:
+        running = [loop for loop in loops if loop.poll() is None]
+        assert all(os.getsid(loop.pid) == loop.pid for loop in running)  # each in a session of its own
+        beside.append((command[3], len(running)))  # what it runs, and beside how many busy loops
+        return real_timed(command, environment)
+
+    monkeypatch.setattr(bench.subprocess, "Popen", popen)
+    monkeypatch.setattr(bench, "timed", timed)
+    assert bench.main(["--repeat", "1", "--busy", "1", "--generations", "2", "--checkout", str(ROOT),
+                       "--checkout", str(ROOT)]) == 0
+    assert len(loops) == 1 and loops[0].poll() is not None  # started for the round, stopped after it
+    assert sorted(beside) == [("evolve", 1)] * 4 + [("plot", 1)] * 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("seed2021.toml, 2 generations; 1 rounds; CPU-bound processes beside the run: 1; ")
+    name = ROOT.name
+    times = re.findall(rf"\d:{re.escape(name)}: no figures (\S+) s, plot (\S+) s, figures (\S+) s, ratio ([\d.]+)",
+                       lines[1])
+    assert lines[1].startswith("round 1, busy 1: ") and len(times) == 2
+    for bare, plot, figures, ratio in times:
+        assert abs(float(figures) / (float(bare) + float(plot)) - float(ratio)) < 0.01
+    summary = [line for line in lines if line.startswith("busy 1, 1:")]
+    assert len(summary) == 1 and f"figures / (no figures + plot) {times[0][3]} (range" in summary[0]
+    assert summary[0].endswith(("meets 1.2", "misses 1.2"))
+    against = float(next(line for line in lines if line.startswith(f"busy 1, figures, 2:{name} / 1:{name}: "))
+                    .split(": ", 1)[1].split()[0])
+    assert abs(against - float(times[1][2]) / float(times[0][2])) < 0.01

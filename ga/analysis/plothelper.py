@@ -50,14 +50,16 @@ AUTOGROUP_PATIENCE_SECONDS = 1.0
 FORK_SHARE = ("opponent_bars", "best_weights", "mean_weights")
 
 
-def checkout_environment() -> dict[str, str]:
-    """Returns this process's environment with the checkout this package was loaded from first on PYTHONPATH.
+def checkout_environment(checkout: Path | None = None) -> dict[str, str]:
+    """Returns this process's environment with a checkout first on PYTHONPATH: by default the one this package
+    was loaded from.
 
     A child Python process given it imports the same code as this one: a
     source checkout run without installing, or a worktree beside an
-    editable install of another checkout.
+    editable install of another checkout. Given another checkout (built in
+    place, as ``pip install -e`` builds it), it imports that one's code.
     """
-    root = os.fspath(Path(__file__).resolve().parents[2])
+    root = os.fspath(Path(__file__).resolve().parents[2] if checkout is None else checkout)
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
 
 
