@@ -323,6 +323,17 @@ def test_a_group_priority_refused_for_now_is_tried_again_within_its_patience(
     assert ga.analysis.plothelper._set_group_priority(19, patience=0.05) is False  # refused to the end: given up
     assert 1 < refusals.writes < 100 and group.read_text() == "0\n"
 
+    class SetMeanwhile(Refusals):  # refused because the group's own process has just set the same value
+        def __call__(self, path: str, mode: str = "r") -> object:
+            if "w" in mode:
+                group.write_text("/autogroup-7 nice 19\n")
+            return super().__call__(path, mode)
+
+    refusals = SetMeanwhile(1_000_000)
+    monkeypatch.setattr(ga.analysis.plothelper, "open", refusals, raising=False)
+    assert ga.analysis.plothelper._set_group_priority(19) is True
+    assert refusals.writes == 1  # not tried again: the group has the value
+
 
 # A run started as the othello-ga script starts it, in which Ctrl-C comes while the figures are drawn: the run's wait
 # for them (the helper's reply, or its own drawing when there is no helper) announces itself in a file with the

@@ -210,7 +210,8 @@ def serve(parent: int | None = None) -> None:
     line = sys.stdin.readline()
     if not line:
         return
-    _set_group_priority(0)  # the run now waits for the figures (it has set this already where it could)
+    # The run now waits for the figures: it sets this too (and tries longer), so one try is enough here.
+    _set_group_priority(0, patience=0)
     try:
         paths, said = _draw(json.loads(line)["run_dir"])
         reply: dict[str, Any] = {"written": [os.fspath(path) for path in paths], "warnings": said}
@@ -248,20 +249,19 @@ def _set_group_priority(nice: int, pid: int | None = None, patience: float = AUT
             return False
     except OSError:  # no such process (any more)
         return False
-    if _group_nice(path) == nice:
-        return True  # nothing to change, and no change spent
     deadline = time.monotonic() + patience
-    while True:
+    while _group_nice(path) != nice:  # a group that has it already is left alone: no change spent
         try:
             with open(path, "w") as handle:
                 handle.write(f"{nice}\n")
             return True
-        except BlockingIOError:  # another group's change in the last 100 ms
+        except BlockingIOError:  # another group's change in the last 100 ms (perhaps this one's, by its process)
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.01)
         except OSError:
             return False
+    return True
 
 
 def _group_nice(path: str) -> int | None:
