@@ -63,16 +63,22 @@ def cpu_bound(count: int) -> Iterator[None]:
             loop.wait()
 
 
-def timed(command: Sequence[str], environment: dict[str, str]) -> float:
-    """Runs a command to its end; returns its seconds (it must succeed)."""
+def timed(command: Sequence[str], environment: dict[str, str], where: Path) -> float:
+    """Runs a command in the folder ``where`` to its end; returns its seconds (it must succeed)."""
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=environment)
+    subprocess.run(command, check=True, capture_output=True, env=environment, cwd=where)
     return time.perf_counter() - started
 
 
 def one_round(checkout: Path, scratch: Path, generations: int, flip: bool) -> dict[str, float]:
-    """Times the three variants with one checkout's code; ``flip`` runs the one with figures first."""
+    """Times the three variants with one checkout's code; ``flip`` runs the one with figures first.
+
+    They run in ``scratch``: ``python -c`` imports from its working folder
+    first, so one started in a checkout would import that checkout's code
+    whatever it was given.
+    """
     command, environment = tool_command(checkout)
+    scratch.mkdir(parents=True)
     evolve = [*command, "evolve", str(EXPERIMENT), "--quiet", "--generations", str(generations), "--out"]
     bare = scratch / "no-figures"
     steps = {
@@ -81,7 +87,7 @@ def one_round(checkout: Path, scratch: Path, generations: int, flip: bool) -> di
         "figures": [*evolve, str(scratch / "figures")],
     }
     order = ["figures", "no figures", "plot"] if flip else list(VARIANTS)
-    return {name: timed(steps[name], environment) for name in order}
+    return {name: timed(steps[name], environment, scratch) for name in order}
 
 
 def ratio(times: dict[str, float]) -> float:

@@ -6,6 +6,7 @@ import dataclasses
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -215,8 +216,11 @@ def test_the_study_benchmark_times_both_sides_and_prints_their_ratio(capsys: pyt
 
 
 def test_the_figures_benchmark_times_each_variant_beside_its_busy_processes_and_prints_the_ratios(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     bench = load_script("figures_bench")
+    other = tmp_path / "other"  # a second checkout: a copy of this one's ga/ (its engine is the installed one)
+    shutil.copytree(ROOT / "ga", other / "ga", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(ROOT)  # started here, a tool that imported its working folder's code would time this checkout
     loops: list[subprocess.Popen[bytes]] = []
     real_popen, real_timed = bench.subprocess.Popen, bench.timed
 
@@ -226,31 +230,33 @@ def test_the_figures_benchmark_times_each_variant_beside_its_busy_processes_and_
             loops.append(process)
         return process
 
-    beside: list[tuple[str, int]] = []
+    beside: list[tuple[str, int, str]] = []
 
-    def timed(command: list[str], environment: dict[str, str]) -> float:
+    def timed(command: list[str], environment: dict[str, str], where: Path) -> float:
         running = [loop for loop in loops if loop.poll() is None]
         assert all(os.getsid(loop.pid) == loop.pid for loop in running)  # each in a session of its own
-        beside.append((command[3], len(running)))  # what it runs, and beside how many busy loops
-        return real_timed(command, environment)
+        imported = subprocess.run([command[0], "-c", "import ga; print(ga.__file__)"], env=environment, cwd=where,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+        # What it runs, beside how many busy loops, with whose code.
+        beside.append((command[3], len(running), str(Path(imported).parents[1])))
+        return real_timed(command, environment, where)
 
     monkeypatch.setattr(bench.subprocess, "Popen", popen)
     monkeypatch.setattr(bench, "timed", timed)
     assert bench.main(["--repeat", "1", "--busy", "1", "--generations", "2", "--checkout", str(ROOT),
-                       "--checkout", str(ROOT)]) == 0
+                       "--checkout", str(other)]) == 0
     assert len(loops) == 1 and loops[0].poll() is not None  # started for the round, stopped after it
-    assert sorted(beside) == [("evolve", 1)] * 4 + [("plot", 1)] * 2
+    assert sorted(beside) == sorted([(variant, 1, str(checkout)) for checkout in (ROOT, other)
+                                     for variant in ("evolve", "evolve", "plot")])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("seed2021.toml, 2 generations; 1 rounds; CPU-bound processes beside the run: 1; ")
-    name = ROOT.name
-    times = re.findall(rf"\d:{re.escape(name)}: no figures (\S+) s, plot (\S+) s, figures (\S+) s, ratio ([\d.]+)",
-                       lines[1])
-    assert lines[1].startswith("round 1, busy 1: ") and len(times) == 2
-    for bare, plot, figures, ratio in times:
+    times = re.findall(r"(\S+): no figures (\S+) s, plot (\S+) s, figures (\S+) s, ratio ([\d.]+)", lines[1])
+    assert lines[1].startswith("round 1, busy 1: ") and [found[0] for found in times] == [ROOT.name, "other"]
+    for _, bare, plot, figures, ratio in times:
         assert abs(float(figures) / (float(bare) + float(plot)) - float(ratio)) < 0.01
-    summary = [line for line in lines if line.startswith("busy 1, 1:")]
-    assert len(summary) == 1 and f"figures / (no figures + plot) {times[0][3]} (range" in summary[0]
+    summary = [line for line in lines if line.startswith(f"busy 1, {ROOT.name}:")]
+    assert len(summary) == 1 and f"figures / (no figures + plot) {times[0][4]} (range" in summary[0]
     assert summary[0].endswith(("meets 1.2", "misses 1.2"))
-    against = float(next(line for line in lines if line.startswith(f"busy 1, figures, 2:{name} / 1:{name}: "))
+    against = float(next(line for line in lines if line.startswith(f"busy 1, figures, other / {ROOT.name}: "))
                     .split(": ", 1)[1].split()[0])
-    assert abs(against - float(times[1][2]) / float(times[0][2])) < 0.01
+    assert abs(against - float(times[1][3]) / float(times[0][3])) < 0.01

@@ -37,7 +37,8 @@ def tool_command(checkout: Path | None = None) -> tuple[list[str], dict[str, str
     Not the installed script itself: an editable install makes that script
     import the checkout it was installed from, so a bench run from another
     checkout (the code before a change, side by side) would time the wrong
-    code's whole run.
+    code's whole run. Nor is it started from inside another checkout:
+    ``python -c`` imports from its working folder first.
     """
     from ga.analysis.plothelper import checkout_environment
 
