@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ga.cli.bench import tool_command
+from ga.config import load_config
 
 HERE = Path(__file__).resolve().parent
 EXPERIMENT = HERE / "seed2021.toml"
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [path.name for path in checkouts]
     if len(set(names)) < len(names):  # told apart by their place on the command line
         names = [f"{index}:{name}" for index, name in enumerate(names, 1)]
-    generations = args.generations or 1000  # seed2021.toml's own
+    generations = args.generations or load_config(EXPERIMENT).experiment.generations
     times: dict[tuple[str, int], list[dict[str, float]]] = {(name, count): [] for name in names for count in busy}
     print(f"{EXPERIMENT.name}, {generations} generations; {args.repeat} rounds; CPU-bound processes beside the run: "
           f"{', '.join(map(str, busy))}; load average {load()}", flush=True)

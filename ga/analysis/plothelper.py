@@ -104,7 +104,7 @@ class PlotHelper:
         """Asks the helper to draw the figures of ``run_dir`` and returns its reply (see :func:`serve`), or None if
         it could not be asked or did not answer.
 
-        A KeyboardInterrupt (Ctrl-C) while the helper draws stops the helper, then goes on.
+        A KeyboardInterrupt (Ctrl-C) while the helper draws stops the helper and is raised again.
         """
         self.asked = True
         if self.process is None or not _ask(self.process, {"run_dir": os.fspath(run_dir)}):
@@ -120,7 +120,7 @@ class PlotHelper:
 
     def stop(self) -> None:
         """Ends the helper at once, drawing or not (its fork ends with it: it watches the helper)."""
-        self.asked = False
+        self.asked = False  # close() then kills it rather than waits for its figures
         self.close()
 
     def close(self) -> None:
