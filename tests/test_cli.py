@@ -165,8 +165,8 @@ def test_bench_times_the_checkout_it_runs_from(tmp_path: Path) -> None:
 
     root = Path(__file__).resolve().parent.parent
     shutil.copytree(root / "ga", tmp_path / "checkout" / "ga", ignore=shutil.ignore_patterns("__pycache__"))
-    code = ("import subprocess, sys; sys.path.insert(0, sys.argv[1]); from ga.cli.bench import _tool; "
-            "command, env = _tool(); "
+    code = ("import subprocess, sys; sys.path.insert(0, sys.argv[1]); from ga.cli.bench import tool_command; "
+            "command, env = tool_command(); "
             "print(subprocess.run([*command[:2], 'import ga; print(ga.__file__)'], env=env, capture_output=True, "
             "text=True, check=True).stdout)")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "checkout")], capture_output=True, text=True,

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -213,3 +218,50 @@ def test_the_study_benchmark_times_both_sides_and_prints_their_ratio(capsys: pyt
     median = float(lines[-1].split("median ratio ", 1)[1].split()[0])
     assert lines[-1].startswith("study / back to back: median ratio ")
     assert abs(median - sum(ratios) / 2) <= 0.001  # the median of two, from the printed (rounded) ratios
+
+
+def test_the_figures_benchmark_times_each_variant_beside_its_busy_processes_and_prints_the_ratios(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_script("figures_bench")
+    other = tmp_path / "other"  # a second checkout: a copy of this one's ga/ (its engine is the installed one)
+    shutil.copytree(ROOT / "ga", other / "ga", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(ROOT)  # started here, a tool that imported its working folder's code would time this checkout
+    loops: list[subprocess.Popen[bytes]] = []
+    real_popen, real_timed = bench.subprocess.Popen, bench.timed
+
+    def popen(command: list[str], *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        process = real_popen(command, *args, **kwargs)
+        if command[-1] == bench.BUSY_LOOP:
+            loops.append(process)
+        return process
+
+    beside: list[tuple[str, int, str]] = []
+
+    def timed(command: list[str], environment: dict[str, str], where: Path) -> float:
+        running = [loop for loop in loops if loop.poll() is None]
+        assert all(os.getsid(loop.pid) == loop.pid for loop in running)  # each in a session of its own
+        imported = subprocess.run([command[0], "-c", "import ga; print(ga.__file__)"], env=environment, cwd=where,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+        # What it runs, beside how many busy loops, with whose code.
+        beside.append((command[3], len(running), str(Path(imported).parents[1])))
+        return real_timed(command, environment, where)
+
+    monkeypatch.setattr(bench.subprocess, "Popen", popen)
+    monkeypatch.setattr(bench, "timed", timed)
+    assert bench.main(["--repeat", "1", "--busy", "1", "--generations", "2", "--checkout", str(ROOT),
+                       "--checkout", str(other)]) == 0
+    assert len(loops) == 1 and loops[0].poll() is not None  # started for the round, stopped after it
+    assert sorted(beside) == sorted([(variant, 1, str(checkout)) for checkout in (ROOT, other)
+                                     for variant in ("evolve", "evolve", "plot")])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("seed2021.toml, 2 generations; 1 rounds; CPU-bound processes beside the run: 1; ")
+    times = re.findall(r"(\S+): no figures (\S+) s, plot (\S+) s, figures (\S+) s, ratio ([\d.]+)", lines[1])
+    assert lines[1].startswith("round 1, busy 1: ") and [found[0] for found in times] == [ROOT.name, "other"]
+    for _, bare, plot, figures, ratio in times:
+        assert abs(float(figures) / (float(bare) + float(plot)) - float(ratio)) < 0.01
+    summary = [line for line in lines if line.startswith(f"busy 1, {ROOT.name}:")]
+    assert len(summary) == 1 and f"figures / (no figures + plot) {times[0][4]} (range" in summary[0]
+    assert summary[0].endswith(("meets 1.2", "misses 1.2"))
+    against = float(next(line for line in lines if line.startswith(f"busy 1, figures, other / {ROOT.name}: "))
+                    .split(": ", 1)[1].split()[0])
+    assert abs(against - float(times[1][3]) / float(times[0][3])) < 0.01

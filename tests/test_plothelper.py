@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -84,21 +86,15 @@ def test_the_helper_draws_from_another_working_directory(tmp_path: Path, monkeyp
     monkeypatch.delenv("PYTHONPATH", raising=False)
     with PlotHelper() as helper:
         assert helper.process is not None
-        reply = _reply_of(helper, run_dir)  # drawn by the helper, not by the fallback
+        reply = helper.ask(run_dir)  # drawn by the helper, not by the fallback
     assert reply is not None and "written" in reply
     assert (run_dir / "plots" / "win_rate.png").is_file()
-
-
-def _reply_of(helper: PlotHelper, run_dir: Path) -> dict[str, object] | None:
-    helper.asked = True
-    assert ga.analysis.plothelper._ask(helper.process, {"run_dir": str(run_dir)})
-    return ga.analysis.plothelper._reply(helper.process)
 
 
 def test_the_helper_and_its_fork_each_draw_a_share_and_reply_with_all(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path / "run")
     with PlotHelper() as helper:
-        reply = _reply_of(helper, run_dir)
+        reply = helper.ask(run_dir)
     assert reply is not None
     assert [Path(path).stem for path in reply["written"]] == list(RUN_FIGURES)  # type: ignore[union-attr]
     assert set(ga.analysis.plothelper.FORK_SHARE) < set(RUN_FIGURES)
@@ -109,7 +105,7 @@ def test_a_failure_in_the_fork_s_share_is_reported_and_raised_here(tmp_path: Pat
     (run_dir / "best_weights.csv").write_text("not,a,table\n")  # best_weights is the fork's to draw
     assert "best_weights" in ga.analysis.plothelper.FORK_SHARE
     with PlotHelper() as helper:
-        reply = _reply_of(helper, run_dir)
+        reply = helper.ask(run_dir)
     assert reply is not None and "best_weights.csv" in str(reply["error"])
     with PlotHelper() as helper, pytest.raises(ValueError, match="best_weights.csv"):
         helper.draw(run_dir)  # the fallback in this process meets the same file
@@ -236,7 +232,8 @@ def test_the_helper_s_group_gives_way_while_the_run_plays_and_not_once_asked_to_
     import json
 
     set_to: list[int] = []
-    monkeypatch.setattr(ga.analysis.plothelper, "_set_group_priority", set_to.append)
+    monkeypatch.setattr(ga.analysis.plothelper, "_set_group_priority",
+                        lambda nice, pid=None, patience=None: set_to.append(nice))
     monkeypatch.setattr(ga.analysis.plothelper, "_end_with", lambda parent: None)
     monkeypatch.setattr(ga.analysis.plothelper, "_draw", lambda run_dir: ([], []))
 
@@ -267,3 +264,137 @@ def test_only_a_session_leader_sets_its_group_s_priority(tmp_path: Path, monkeyp
     assert group.read_text() == "19\n"
     monkeypatch.setattr(ga.analysis.plothelper, "AUTOGROUP", str(tmp_path / "none" / "autogroup"))
     assert ga.analysis.plothelper._set_group_priority(0) is False  # no autogroup here: nothing changes
+
+
+
+def test_the_run_gives_the_helper_s_group_its_priority_back_as_soon_as_it_asks_for_the_figures(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Autogroup files stand in for /proc/PID/autogroup, one per process id; the helper is a real one.
+    monkeypatch.setattr(ga.analysis.plothelper, "AUTOGROUP", str(tmp_path / "autogroup-{pid}"))
+    run_dir = write_run(tmp_path / "run")
+    seen: list[str] = []
+    real_reply = ga.analysis.plothelper._reply
+
+    def reply(process: subprocess.Popen[str]) -> dict[str, object] | None:
+        seen.append((tmp_path / f"autogroup-{process.pid}").read_text())  # set before the run waits
+        return real_reply(process)
+
+    monkeypatch.setattr(ga.analysis.plothelper, "_reply", reply)
+    with PlotHelper() as helper:
+        assert helper.process is not None
+        (tmp_path / f"autogroup-{helper.process.pid}").write_text("/autogroup-7 nice 19\n")
+        written = helper.draw(run_dir)
+    assert seen == ["0\n"]
+    assert [path.stem for path in written] == list(RUN_FIGURES)
+
+
+class Refusals:
+    """Opens files as ``open`` does, but refuses the first ``count`` writes as the kernel refuses an autogroup
+    change within 100 ms of another (EAGAIN)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.writes = 0
+
+    def __call__(self, path: str, mode: str = "r") -> object:
+        if "w" in mode:
+            self.writes += 1
+            if self.writes <= self.count:
+                raise BlockingIOError(11, "Resource temporarily unavailable")
+        return open(path, mode)
+
+
+def test_a_group_priority_refused_for_now_is_tried_again_within_its_patience(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    group = tmp_path / "autogroup"
+    group.write_text("/autogroup-7 nice 19\n")
+    monkeypatch.setattr(ga.analysis.plothelper, "AUTOGROUP", str(group))
+    monkeypatch.setattr(ga.analysis.plothelper.os, "getsid", lambda pid: os.getpid())
+    refusals = Refusals(3)
+    monkeypatch.setattr(ga.analysis.plothelper, "open", refusals, raising=False)
+    assert ga.analysis.plothelper._set_group_priority(0) is True
+    assert refusals.writes == 4 and group.read_text() == "0\n"
+
+    assert ga.analysis.plothelper._set_group_priority(0) is True  # the group has it: nothing written, nothing spent
+    assert refusals.writes == 4
+
+    refusals = Refusals(1_000_000)
+    monkeypatch.setattr(ga.analysis.plothelper, "open", refusals, raising=False)
+    assert ga.analysis.plothelper._set_group_priority(19, patience=0.05) is False  # refused to the end: given up
+    assert 1 < refusals.writes < 100 and group.read_text() == "0\n"
+
+    class SetMeanwhile(Refusals):  # refused because the group's own process has just set the same value
+        def __call__(self, path: str, mode: str = "r") -> object:
+            if "w" in mode:
+                group.write_text("/autogroup-7 nice 19\n")
+            return super().__call__(path, mode)
+
+    refusals = SetMeanwhile(1_000_000)
+    monkeypatch.setattr(ga.analysis.plothelper, "open", refusals, raising=False)
+    assert ga.analysis.plothelper._set_group_priority(19) is True
+    assert refusals.writes == 1  # not tried again: the group has the value
+
+
+# A run started as the othello-ga script starts it, in which Ctrl-C comes while the figures are drawn: the run's wait
+# for them (the helper's reply, or its own drawing when there is no helper) announces itself in a file with the
+# helper's process id, then lasts until the signal, so that the signal cannot miss it.
+_CTRL_C_WHILE_DRAWING = """
+import os, signal, sys, time
+from pathlib import Path
+import ga.analysis.plothelper as plothelper
+import ga.analysis.plots as plots
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a background job starts it ignored)
+announce = Path(sys.argv[1])
+where = sys.argv[2]
+real = plothelper._reply if where == "helper" else plots.plot_run
+
+def drawing(*args, **kwargs):
+    announce.write_text(str(os.getpid() if where == "here" else args[0].pid))
+    time.sleep(120)
+    return real(*args, **kwargs)
+
+if where == "helper":
+    plothelper._reply = drawing
+else:
+    def no_process(*args, **kwargs):
+        raise OSError("no more processes")
+    plothelper.subprocess.Popen = no_process
+    plots.plot_run = drawing
+sys.argv = ["othello-ga", *sys.argv[3:]]
+from ga.launch import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("where", ["helper", "here"])
+def test_ctrl_c_while_the_figures_are_drawn_exits_130_and_says_where_the_run_stands(tmp_path: Path,
+                                                                                    where: str) -> None:
+    out = tmp_path / "run"
+    announce = tmp_path / "drawing"
+    root = Path(__file__).resolve().parents[1]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    process = subprocess.Popen(
+        [sys.executable, "-c", _CTRL_C_WHILE_DRAWING, str(announce), where, "evolve", str(QUICK), "--out", str(out),
+         "--generations", "2", "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (announce.is_file() and announce.read_text()) and process.poll() is None:
+            assert time.monotonic() < deadline, "the run never came to its figures"
+            time.sleep(0.02)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the run's whole process group
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert stderr.splitlines()[-1] == (
+        f"stopped while drawing the figures; the run is finished and saved in {out}; "
+        f"draw its figures with: othello-ga plot {out}")
+    assert "Aborted" not in stderr and "Traceback" not in stderr
+    assert json.loads((out / "manifest.json").read_text())["status"] == "finished"
+    assert stdout == ""  # no "finished ..." line: the command did not finish
+    if where == "helper":
+        with pytest.raises(ProcessLookupError):  # stopped, not left drawing for a command that has ended
+            os.kill(int(announce.read_text()), 0)

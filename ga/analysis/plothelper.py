@@ -9,7 +9,14 @@ matplotlib, so the run itself never pays for it.
 
 The helper sits in a session of its own, so a Ctrl-C meant for the run does
 not reach it; it waits for one request on its stdin and exits at end of
-file, which is also what it sees if the run dies.
+file, which is also what it sees if the run dies. A run stopped by Ctrl-C
+while it waits for the figures stops the helper too.
+
+While the run plays, the helper's scheduling group gives way (nice 19), so
+that its imports take only what the run leaves of the cores; the moment the
+run asks for the figures, the run itself sets the group back to 0, since it
+now waits for them: on a busy machine a helper still at nice 19 would wait
+for every other process before it could finish its imports and draw.
 """
 
 from __future__ import annotations
@@ -28,23 +35,31 @@ from typing import Any
 __all__ = ["AUTOGROUP", "AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS", "FORK_SHARE", "PlotHelper", "checkout_environment", "serve",
            "start_early", "take_early"]
 
-#: Where Linux shows this process's autogroup, and the nice value the helper's group has while the run plays.
-AUTOGROUP = "/proc/self/autogroup"
+#: Where Linux shows a process's autogroup ("self": this process's), and the nice value the helper's group has
+#: while the run plays.
+AUTOGROUP = "/proc/{pid}/autogroup"
 AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS = 19
+
+#: How long to keep trying to set a group's nice value that the kernel refuses for now: without privileges it
+#: allows one change every 100 ms on the whole machine (several runs' helpers, or a helper of a short run whose
+#: start and end fall within 100 ms), and the refusal would leave the figures at nice 19 while the run waits.
+AUTOGROUP_PATIENCE_SECONDS = 1.0
 
 #: The figures the helper's fork draws while the helper draws the others
 #: (about half of the drawing time each).
 FORK_SHARE = ("opponent_bars", "best_weights", "mean_weights")
 
 
-def checkout_environment() -> dict[str, str]:
-    """Returns this process's environment with the checkout this package was loaded from first on PYTHONPATH.
+def checkout_environment(checkout: Path | None = None) -> dict[str, str]:
+    """Returns this process's environment with a checkout first on PYTHONPATH: by default the one this package
+    was loaded from.
 
     A child Python process given it imports the same code as this one: a
     source checkout run without installing, or a worktree beside an
-    editable install of another checkout.
+    editable install of another checkout. Given another checkout (built in
+    place, as ``pip install -e`` builds it), it imports that one's code.
     """
-    root = os.fspath(Path(__file__).resolve().parents[2])
+    root = os.fspath(Path(__file__).resolve().parents[2] if checkout is None else checkout)
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
 
 
@@ -75,8 +90,7 @@ class PlotHelper:
 
     def draw(self, run_dir: Path) -> list[Path]:
         """Draws the figures of ``run_dir`` and returns their paths; the helper's warnings are warned here."""
-        self.asked = True
-        reply = _reply(self.process) if _ask(self.process, {"run_dir": os.fspath(run_dir)}) else None
+        reply = self.ask(run_dir)
         if reply is not None and "written" in reply:
             for message in reply.get("warnings", []):
                 warnings.warn(str(message), UserWarning, stacklevel=2)
@@ -85,6 +99,29 @@ class PlotHelper:
         from ga.analysis.plots import plot_run  # not before: importing matplotlib here is what the helper saves
 
         return plot_run(run_dir)
+
+    def ask(self, run_dir: Path) -> dict[str, Any] | None:
+        """Asks the helper to draw the figures of ``run_dir`` and returns its reply (see :func:`serve`), or None if
+        it could not be asked or did not answer.
+
+        A KeyboardInterrupt (Ctrl-C) while the helper draws stops the helper and is raised again.
+        """
+        self.asked = True
+        if self.process is None or not _ask(self.process, {"run_dir": os.fspath(run_dir)}):
+            return None
+        # The run waits from now on: the helper's group no longer gives way (set from here, at once,
+        # rather than by a helper that may not get a core for a while on a busy machine).
+        _set_group_priority(0, self.process.pid)
+        try:
+            return _reply(self.process)
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Ends the helper at once, drawing or not (its fork ends with it: it watches the helper)."""
+        self.asked = False  # close() then kills it rather than waits for its figures
+        self.close()
 
     def close(self) -> None:
         """Ends the helper: it exits after its reply or at end of file; one never asked to draw is killed."""
@@ -166,13 +203,15 @@ def serve(parent: int | None = None) -> None:
     At end of file (the run stopped or died) it exits without drawing.
     """
     _end_with(os.getppid() if parent is None else parent)  # the run's id, in case it died before this started
-    _set_group_priority(AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS)
+    # Tried briefly, as its imports wait meanwhile: refused, they run at nice 0, a little slower for the run.
+    _set_group_priority(AUTOGROUP_NICE_WHILE_THE_RUN_PLAYS, patience=0.1)
     import ga.analysis.plots  # noqa: F401  (the point of starting early)
 
     line = sys.stdin.readline()
     if not line:
         return
-    _set_group_priority(0)  # the run now waits for the figures
+    # The run now waits for the figures: it sets this too (and tries longer), so one try is enough here.
+    _set_group_priority(0, patience=0)
     try:
         paths, said = _draw(json.loads(line)["run_dir"])
         reply: dict[str, Any] = {"written": [os.fspath(path) for path in paths], "warnings": said}
@@ -188,26 +227,50 @@ def serve(parent: int | None = None) -> None:
     os._exit(0)
 
 
-def _set_group_priority(nice: int) -> bool:
-    """Sets the nice value of this process's scheduling group (Linux's autogroup); says whether it could.
+def _set_group_priority(nice: int, pid: int | None = None, patience: float = AUTOGROUP_PATIENCE_SECONDS) -> bool:
+    """Sets the nice value of the scheduling group (Linux's autogroup) of process ``pid`` (default: this
+    process); says whether it could (or the group had it already).
 
     The helper has a session of its own, so under autogroup scheduling (most
     Linux desktops and servers) it is a group of its own, which the kernel
     shares the cores with as evenly as with the run's whole group: its
     imports took about a core from the run's two threads, whatever its own
     nice value. An autogroup's nice value can be raised, and set back to 0,
-    without privileges. Elsewhere (no autogroup, not Linux) nothing changes,
-    and neither does it in a process that does not lead its session (whose
-    group would hold other processes).
+    by its owner without privileges, though only once every 100 ms on the
+    whole machine: a refusal is tried again for up to ``patience`` seconds.
+    Elsewhere (no autogroup, not Linux) nothing changes, and neither does it
+    for a process that does not lead its session (whose group would hold
+    other processes).
     """
+    leader = os.getpid() if pid is None else pid
+    path = AUTOGROUP.format(pid="self" if pid is None else pid)
     try:
-        if not hasattr(os, "getsid") or os.getsid(0) != os.getpid():
+        if not hasattr(os, "getsid") or os.getsid(leader) != leader:
             return False
-        with open(AUTOGROUP, "w") as handle:
-            handle.write(f"{nice}\n")
-    except OSError:
+    except OSError:  # no such process (any more)
         return False
+    deadline = time.monotonic() + patience
+    while _group_nice(path) != nice:  # a group that has it already is left alone: no change spent
+        try:
+            with open(path, "w") as handle:
+                handle.write(f"{nice}\n")
+            return True
+        except BlockingIOError:  # another group's change in the last 100 ms (perhaps this one's, by its process)
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+        except OSError:
+            return False
     return True
+
+
+def _group_nice(path: str) -> int | None:
+    """Returns the nice value an autogroup file shows ("/autogroup-42 nice 19"), or None if unknown."""
+    try:
+        with open(path) as handle:
+            return int(handle.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _end_with(parent: int) -> None:

@@ -12,7 +12,7 @@ import click
 
 from ga.cli.errors import Command
 
-__all__ = ["bench"]
+__all__ = ["bench", "tool_command"]
 
 #: The experiment whose whole run the loop's cost is measured on: small generations, many of them.
 LOOP_EXPERIMENT = Path("experiments") / "seed2021.toml"
@@ -30,17 +30,19 @@ def _loop_experiment() -> Path | None:
 _SCRIPT = "import sys; from ga.launch import main; sys.exit(main())"
 
 
-def _tool() -> tuple[list[str], dict[str, str]]:
-    """Returns the command, and its environment, that start this tool as its script does, from this checkout.
+def tool_command(checkout: Path | None = None) -> tuple[list[str], dict[str, str]]:
+    """Returns the command, and its environment, that start this tool as its script does, from this checkout
+    (or from ``checkout``, another one built in place).
 
     Not the installed script itself: an editable install makes that script
     import the checkout it was installed from, so a bench run from another
     checkout (the code before a change, side by side) would time the wrong
-    code's whole run.
+    code's whole run. Nor is it started from inside another checkout:
+    ``python -c`` imports from its working folder first.
     """
     from ga.analysis.plothelper import checkout_environment
 
-    return [sys.executable, "-c", _SCRIPT], checkout_environment()
+    return [sys.executable, "-c", _SCRIPT], checkout_environment(checkout)
 
 
 def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Callable[[], None], Callable[[], int],
@@ -54,7 +56,7 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
 
     def run() -> None:  # plots included, as a user runs it
         out = scratch / f"run{next(runs)}"
-        command, env = _tool()
+        command, env = tool_command()
         subprocess.run([*command, "evolve", str(config_path), "--generations", str(generations), "--out", str(out),
                         "--quiet"], check=True, capture_output=True, env=env)
 
@@ -63,7 +65,7 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
         return len(batch.plan)
 
     def startup() -> None:
-        command, env = _tool()
+        command, env = tool_command()
         subprocess.run([*command, "--version"], check=True, capture_output=True, env=env)
 
     return run, games, startup

@@ -36,7 +36,13 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
     if plot_helper is not None and result.finished:
         with warnings.catch_warnings(record=True) as caught:  # one line each, as every command prints them
             warnings.simplefilter("always")
-            drawn = plot_helper.draw(result.run_dir)
+            try:
+                drawn = plot_helper.draw(result.run_dir)
+            except KeyboardInterrupt:  # the run's files are all saved: only its figures are missing
+                progress.finish()
+                click.echo(f"stopped while drawing the figures; the run is finished and saved in {result.run_dir}; "
+                           f"draw its figures with: othello-ga plot {result.run_dir}", err=True)
+                raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         emit_warnings(caught)
     summary = progress.finish()
     if result.finished:
