@@ -362,6 +362,21 @@ def test_evaluate_protocols(runner: CliRunner) -> None:
     assert row[len("eu(random U(-1,1) tables)") :].split()[0] == "20"  # each table played twice
 
 
+def test_the_ladder_header_names_the_player_both_sides_play(runner: CliRunner, run_dir: Path) -> None:
+    # Both sides play alphabeta:d at each depth: the header says so, for a run, a table and a spec alike.
+    best = run_dir / "best_weights.csv"
+    for source, player in ((run_dir, f"alphabeta:d@{best}"), ("lr06", "alphabeta:d with built-in table lr06"),
+                           ("wpc:1@sjk11", "alphabeta:d@sjk11")):
+        result = invoke(runner, evaluate, [source, "--protocol", "ladder", "--depths", "1,2", "--games", 2,
+                                           "--csv", "-"])
+        assert result.exit_code == 0, result.output
+        header = result.stdout.splitlines()[:2]
+        assert header[0].startswith(f"player    {player}") and "wpc:1" not in header[0], header
+        assert header[1] == "protocol  ladder, seed 0, depths 1, 2"
+        rows = [line for line in result.stdout.splitlines() if line.startswith("alphabeta:d")]
+        assert len(rows) == 8 and all(row.startswith(header[0].split()[1]) for row in rows)  # the CSV's too
+
+
 # ---------------------------------------------------------------- bad input
 
 
