@@ -287,6 +287,23 @@ def test_play_with_a_bad_opponent_spec_exits_2(capsys: pytest.CaptureFixture[str
     captured = capsys.readouterr()
     assert code == 2
     assert_one_error_line(captured.err, "grandmaster")
+    assert main(["play", "lr6"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "'lr6'", "did you mean 'lr06'?")
+
+
+def test_evolve_of_a_missing_config_points_at_the_experiments_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(TINY_TOML)
+    for given in ("tiny", "tiny.toml", "experiments/tiny"):
+        assert main(["evolve", given, "--quiet", "--no-plots"]) == 2
+        assert_one_error_line(capsys.readouterr().err, f"config file '{given}' does not exist; "
+                                                       "did you mean 'experiments/tiny.toml'?")
+    assert main(["evolve", "nothing", "--quiet", "--no-plots"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "config file 'nothing' does not exist")
+    assert not (tmp_path / "results").exists()
 
 
 def scripted_human(said: list[str]) -> Callable[[str], str]:

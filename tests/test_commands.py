@@ -424,6 +424,12 @@ BAD_INPUTS = [
     ("export", ["lr06", "--format", "csv", "-o", "{tmp}"], "is a directory"),
     ("export", ["{stopped}", "--format", "csv"], "has no best_weights.csv"),
     ("evaluate", ["lr06", "--vs", "chess:2", "--games", "4"], "unknown player kind 'chess'"),
+    ("evaluate", ["lr06", "--vs", "LR06", "--games", "4"], "malformed player spec 'LR06'; did you mean 'lr06'?"),
+    ("evaluate", ["lr06", "--vs", "lr6,eps=0.1", "--games", "4"], "did you mean 'lr06'?"),
+    ("evaluate", ["lr06", "--vs", "wpc:1@sjk1", "--games", "4"], "unknown weights table 'sjk1' in spec "
+                                                                  "'wpc:1@sjk1'; did you mean 'sjk11'?"),
+    ("evaluate", ["lr06", "--vs", "nhnd:2", "--games", "4"], "unknown player kind 'nhnd' in spec 'nhnd:2'; "
+                                                              "did you mean 'nhand'?"),
     ("evaluate", ["lr06", "--vs", "wpc:1@{tmp}/missing.csv", "--games", "4"], "does not exist"),
     ("evaluate", ["lr06", "--vs", "wpc:1@{short}", "--games", "4"], "expected 64 numbers"),
     ("evaluate", ["lr06", "--vs", "human", "--games", "4"], "human"),
