@@ -263,10 +263,12 @@ def test_play_shows_the_board_accepts_a_move_and_ends_cleanly_on_eof() -> None:
 
 
 def test_play_rejects_bad_and_illegal_squares_with_a_reason() -> None:
-    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1"], input="z9\na1\nd3\n")
+    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1"], input="z9\n\n  \na1\nd3\n")
     assert result.exit_code == 0, result.output
     output = result.output
     assert "invalid square name 'z9'" in output
+    assert "invalid square name ''" not in output  # an empty line is asked again, without a complaint
+    assert output.count("Your move: ") == 6  # z9, two empty lines, a1, d3; then after the computer's reply
     assert "a1 is not a legal move here; legal moves: d3 c4 f5 e6" in output
     assert "3 . . . X . . . ." in output
     assert output.rstrip().endswith("Bye.")
@@ -328,6 +330,7 @@ def test_play_human_plays_a_whole_game(human: int, seed: int) -> None:
     verdict = "You win" if mine > theirs else "You lose" if mine < theirs else "Draw"
     assert said[-1] == f"Game over: black {black}, white {white}. {verdict}."
     assert said[-2] == str(board)
+    assert "to move" not in said[-2] and said[-2].splitlines()[-1].startswith("8 ")  # the grid alone, no side to move
     assert sum(line.startswith("The computer plays") for line in said) >= 20
 
 
