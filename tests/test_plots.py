@@ -420,14 +420,14 @@ def test_weights_heatmap_of_a_flat_table(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_plot_run_without_games_csv_by_config_says_why_in_one_line(tmp_path: Path) -> None:
+def test_plot_run_without_games_csv_by_config_skips_the_opponent_bars_without_a_warning(tmp_path: Path) -> None:
     run = write_run(tmp_path / "nogames", n_generations=5)
     (run / "games.csv").unlink()
     (run / "config.toml").write_text("[output]\ngames_csv = false\n", encoding="utf-8")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        paths = plot_run(run, out_dir=tmp_path / "out")
-    assert [str(w.message).count("\n") for w in caught] == [0]
-    assert "output.games_csv = false" in str(caught[0].message)
-    assert "opponent_bars.png" not in [path.name for path in paths]
-    assert "fitness.png" in [path.name for path in paths]
+    for figures in (None, ["opponent_bars", "fitness"]):  # the helper asks for its share by name
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            paths = plot_run(run, out_dir=tmp_path / "out", figures=figures)
+        assert caught == []  # the run's own config rules the figure out: not a warning
+        assert "opponent_bars.png" not in [path.name for path in paths]
+        assert "fitness.png" in [path.name for path in paths]

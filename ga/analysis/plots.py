@@ -317,7 +317,9 @@ def plot_run(
     passed as a string); None draws them all. ``out_dir`` defaults to
     ``run_dir/plots``. A selected figure whose input file is missing
     (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) is skipped with a
-    warning (none for ``games.csv`` when the run's config turned it off).
+    warning; one the run's config rules out is not drawn: opponent_bars
+    without games.csv with no warning, refine without [refine] with one when
+    named in ``figures``.
     ``release=False`` leaves each figure's memory to the garbage collector rather
     than freeing it when saved (a few milliseconds each), for a process that
     exits once it has drawn.
@@ -366,10 +368,8 @@ def plot_run(
                                  release=release))
         elif writes_games(run_dir):
             warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
-        else:
-            warnings.warn("skipping opponent_bars: it counts every game, and this run's config turned games.csv "
-                          "off (output.games_csv = false); win_rate_by_opponent shows the same opponents",
-                          stacklevel=2)
+        # else the run's own config turned games.csv off: not a figure of this run, and not a warning (the
+        # commands say so once, ga.cli.outputs.figures_not_drawn)
 
     if "fitness" in selected:
         unit = "mean disc difference" if fitness.get("score") == "disc_diff" else "win rate, draw = 1/2"

@@ -9,7 +9,7 @@ import click
 
 from ga.analysis.summary import summarize_run
 from ga.cli.errors import Command
-from ga.cli.outputs import emit_warnings, note_if_live
+from ga.cli.outputs import emit_warnings, figures_not_drawn, note_if_live
 from ga.files import STDOUT, Output, check_stdout, write_output
 from ga.rundir.layout import PLOTS, check_no_links, check_run_dir
 from ga.rundir.reader import read_generations
@@ -43,6 +43,8 @@ def plot(run_dir: Path, fmt: str) -> None:
     emit_warnings(caught)
     for path in written:
         click.echo(str(path))
+    if figures_not_drawn(run):
+        click.echo(figures_not_drawn(run))
 
 
 @click.command(cls=Command)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from ga.cli.errors import EXIT_INTERRUPTED, Command, one_line
-from ga.cli.outputs import emit_warnings
+from ga.cli.outputs import emit_warnings, figures_not_drawn
 from ga.cli.progress import Progress
 from ga.games.executor import WorkersLost
 from ga.rundir.layout import CHECKPOINT, PLOTS
@@ -33,15 +33,18 @@ def _plot_helper(plots: bool) -> Any:
 
 def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
     drawn = []
+    caught: list[warnings.WarningMessage] = []
     if plot_helper is not None and result.finished:
         with warnings.catch_warnings(record=True) as caught:  # one line each, as every command prints them
             warnings.simplefilter("always")
             drawn = plot_helper.draw(result.run_dir)
-        emit_warnings(caught)
     summary = progress.finish()
+    emit_warnings(caught)  # after the bar is closed: each on a line of its own
     if result.finished:
         plots = f"; figures in {result.run_dir / PLOTS}" if drawn else ""
         click.echo(f"finished {result.generations_done} generations in {summary}; results in {result.run_dir}{plots}")
+        if drawn and figures_not_drawn(result.run_dir):
+            click.echo(figures_not_drawn(result.run_dir))
     else:
         click.echo(
             f"stopped during {result.stopped_in} (checkpoint saved); "
