@@ -168,6 +168,31 @@ def _did_you_mean(text: str, names: Sequence[str] = (*TABLES, *SPEC_KINDS)) -> s
     return f"; did you mean {close[0]!r}?" if close and close[0] != text.strip() else ""
 
 
+def describe_spec(spec: PlayerSpec | str) -> str:
+    """Returns a player in words, for figures: what it plays by, how far it looks, how often it moves at random.
+
+    >>> describe_spec("alphabeta:2@classic,eps=0.1"), describe_spec("nhand:1,eps=0.1"), describe_spec("random")
+    ('classic table, alpha-beta 2 plies, 10% random', 'disc count 1 ply ahead, 10% random', 'random mover')
+    """
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    kind = KINDS[spec.kind]
+    unit = {"plies": "ply", "turns": "turn"}.get(kind.unit, kind.unit) if spec.depth == 1 else kind.unit
+    if spec.table is not None:
+        table = spec.table.replace("\\", "/").rsplit("/", 1)[-1] if is_path(spec.table) else spec.table
+        how = f"{spec.depth} {unit} ahead" if spec.kind == "nhand_custom" else f"{kind.noun} {spec.depth} {unit}"
+        words = f"{table} table, {how}"
+    elif kind.max_depth:
+        words = f"{kind.noun} {spec.depth} {unit} ahead"
+    else:
+        words = kind.noun
+    if spec.eps and spec.kind != "random":
+        words += f", {spec.eps:.0%} random" if spec.eps * 100 == round(spec.eps * 100) else f", eps {spec.eps:g}"
+    if spec.end:
+        words += f", exact from {spec.end} empty squares"
+    return words
+
+
 def split_table(text: str) -> tuple[str, str]:
     """Returns the table of a spec's text after ``@``, and the options after it (``,eps=0.1,phase=30``).
 

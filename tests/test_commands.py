@@ -197,18 +197,56 @@ def test_compare_writes_one_figure(runner: CliRunner, tmp_path: Path, run_dir: P
     assert result.exit_code == 0, result.output
     assert (tmp_path / "both.pdf").read_bytes().startswith(b"%PDF-")
     assert result.stdout.strip() == str(tmp_path / "both.pdf")
+    # Runs in two folders: the figure goes to the folder holding both.
+    (tmp_path / "a").mkdir()
+    moved = write_run(tmp_path / "a" / "run-c", generations=20)
+    result = invoke(runner, compare, [moved, other])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == str(tmp_path / "compare.png") and (tmp_path / "compare.png").is_file()
+
+
+def test_compare_smooths_every_run_alike_and_says_what_each_curve_is_against(tmp_path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    import ga.analysis.plots as plots
+
+    fixed = write_run(tmp_path / "fixed", generations=12)
+    coevolving = write_run(tmp_path / "coevolving", generations=20)
+    settings = (coevolving / "config.toml").read_text().replace("coevolution = 0\n", "coevolution = 4\n")
+    assert "coevolution = 4" in settings
+    (coevolving / "config.toml").write_text(settings)
+    drawn: list[Figure] = []
+    image = plots._image
+
+    def keep(figure: Figure, fmt: str, **options: object) -> bytes:
+        drawn.append(figure)
+        return image(figure, fmt, release=False)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plots, "_image", keep)
+        plots.compare_figure([fixed, coevolving], "png")
+    (axes,) = drawn[0].axes
+    assert axes.get_title() == "Rolling win rate (mean of 1 generation) with pooled 95% Wilson bands"
+    labels = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert labels == ["synthetic (fixed), vs fixed opponents",
+                      "synthetic (coevolving), vs fixed opponents and the population"]
+    assert any("not one yardstick" in text.get_text() and "0.5 is expected" in text.get_text()
+               for text in axes.texts)
 
 
 @pytest.mark.shows("compare --force")
-def test_compare_defaults_to_results_and_never_replaces_without_force(
+def test_compare_defaults_to_the_runs_folder_and_never_replaces_without_force(
     runner: CliRunner, tmp_path: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # not where the runs are: nothing is made here
     result = invoke(runner, compare, [run_dir, run_dir, "--format", "svg"])
     assert result.exit_code == 0, result.output
-    figure = tmp_path / "results" / "compare.svg"
-    assert figure.is_file()
-    assert [path.name for path in (tmp_path / "results").iterdir() if path.name.startswith(".")] == []
+    figure = run_dir.parent / "compare.svg"
+    assert figure.is_file() and result.stdout.strip() == str(figure)
+    assert list(elsewhere.iterdir()) == []
+    assert [path.name for path in run_dir.parent.iterdir() if path.name.startswith(".")] == []
     before = figure.read_bytes()
     again = invoke(runner, compare, [run_dir, "--format", "svg"])
     assert again.exit_code == 2 and "pass --force" in again.output and figure.read_bytes() == before

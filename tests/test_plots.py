@@ -284,7 +284,8 @@ def test_every_text_fits_in_its_figure_without_overlap(
     monkeypatch.setattr(ga.analysis.plots, "_image", check_then_draw)
     plot_run(run)
     plot_compare([run, write_run(tmp_path / "run-002", name="other")], tmp_path / "compare.png")
-    assert len(checked) == len(RUN_FIGURES) + 1 and checked[-1] == "Rolling win rate with pooled 95% Wilson bands"
+    assert len(checked) == len(RUN_FIGURES) + 1
+    assert checked[-1] == "Rolling win rate (mean of 2 generations) with pooled 95% Wilson bands"
 
 
 def assert_texts_fit(figure: Figure, name: str) -> None:
@@ -323,7 +324,7 @@ def test_heatmap_puts_rank_one_on_top_and_files_on_top() -> None:
     assert axes.yaxis_inverted()  # row 0 (rank 1) drawn at the top
     assert image.norm.vmin == -image.norm.vmax == -43.0  # symmetric around 0
     cell_texts = [text.get_text() for text in axes.texts]
-    assert cell_texts[:2] == ["-20.00", "-19.00"] and len(cell_texts) == 64
+    assert cell_texts[:2] == ["-20", "-19"] and len(cell_texts) == 64  # whole numbers, without decimals
 
 
 def test_phase_heatmaps_side_by_side(tmp_path: Path) -> None:

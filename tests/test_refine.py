@@ -187,6 +187,7 @@ def test_the_figures_name_the_centroid_the_run_kept(refined: Path, tmp_path: Pat
     def record_legend(*args: Any) -> Any:
         figure = refine_figure(*args)
         legends.extend(text.get_text() for text in figure.axes[0].get_legend().get_texts())
+        legends.extend(text.get_text() for text in figure.axes[0].texts)
         return figure
 
     monkeypatch.setattr(plots, "plot_weights", record_title)
@@ -197,7 +198,10 @@ def test_the_figures_name_the_centroid_the_run_kept(refined: Path, tmp_path: Pat
         legends.clear()
         plots.plot_run(run_dir, tmp_path / f"plots-{run_dir.name}", figures=["best_weights", "refine"])
         assert f"The refined table ({kept}): " in titles[0]
-        assert any(f"(the table kept: {kept})" in text for text in legends)
+        assert any(text.startswith(f"kept: {kept}, which no generation plays") for text in legends)
+        # Each line says what it is: the weighted mean of the candidates, the best candidate, its group scores.
+        assert legends[:3] == ["the candidates' mean panel score (weighted: opponents 1, restarts 1, random tables 2)",
+                               "the best candidate's panel score", "the best candidate's score vs opponents"]
 
 
 @pytest.mark.shows("refine.restarts")
