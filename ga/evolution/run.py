@@ -361,13 +361,17 @@ def _check_refinement_files(config: Config, run_dir: Path) -> None:
 
 def _finished(path: Path, generations: int | None) -> RunResult | None:
     """Returns the result of a resume that has nothing to do: the run finished every stage, and ``generations``
-    asks for no more; else None. Its files are read and checked as a resume reads them."""
+    asks for no more; else None. Its files are read and checked as a resume reads them (a damaged one is named
+    as it would be then), without taking the lock, whose file would record this process."""
     manifest = read_manifest(path, missing_ok=True)
     if manifest.get("status") != "finished" or holder(path) is not None:
         return None  # (a live writer extending it: the lock refuses the resume, naming it)
     saved = read_config(path)
     checkpoint = read_checkpoint(path)
     check_checkpoint_fits(checkpoint, saved, path)
+    read_records(path, GENERATIONS, checkpoint.csv_bytes.get(GENERATIONS))
+    if saved.refine.generations:
+        _check_refinement_files(saved, path)
     done = checkpoint.generation + 1
     if done != saved.experiment.generations or generations not in (None, done):
         return None
