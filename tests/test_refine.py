@@ -284,7 +284,7 @@ def test_the_stages_of_a_new_run_and_what_a_game_of_each_costs() -> None:
         StagePlan("refinement", stages.REFINEMENT, 3 * 4 * 40 * 3),
     ]
     assert sum(stage.games for stage in plan) == sum(planned_games(config).values())
-    costs = stages.sample_costs(config, games=16)
+    costs = stages.sample_costs(config)
     assert set(costs) == {stages.GENERATIONS, stages.TOURNAMENT, stages.REFINEMENT}
     assert all(0 < cost < 1 for cost in costs.values())
 

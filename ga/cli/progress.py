@@ -50,8 +50,9 @@ class Estimate:
     the kinds that have played (threads, the machine's load, the work around
     the games); without a sample, by the speed of the whole job so far. A
     stage that has started but not yet reported counts down from its
-    estimate. Times are given by the caller (``now``), so it is a pure
-    function of what it is told.
+    estimate, and every stage counts down between its reports. Times are
+    given by the caller (``now``), so it is a pure function of what it is
+    told.
     """
 
     def __init__(self, stages: Sequence[StagePlan], costs: Mapping[str, float] | None = None) -> None:
@@ -61,6 +62,7 @@ class Estimate:
         self.running = False
         self.stage_games = 0
         self.stage_started = 0.0
+        self.reported = 0.0  # when the current stage last reported games
         self.played: dict[str, list[float]] = {}  # kind -> [games, seconds] of the stages ended
 
     def start(self, label: str, now: float) -> None:
@@ -73,11 +75,12 @@ class Estimate:
 
             self.stages.insert(self.current + 1, unplanned(label))
             self.current += 1
-        self.running, self.stage_games, self.stage_started = True, 0, now
+        self.running, self.stage_games, self.stage_started, self.reported = True, 0, now, now
 
-    def advance(self, games: int) -> None:
-        """The current stage played ``games`` more games."""
+    def advance(self, games: int, now: float) -> None:
+        """The current stage played ``games`` more games by ``now``."""
         self.stage_games += games
+        self.reported = now
 
     def end(self, now: float) -> None:
         """The current stage ends (finished or stopped)."""
@@ -87,18 +90,18 @@ class Estimate:
         self.played[self.stages[self.current].kind] = [games + self.stage_games, seconds + now - self.stage_started]
         self.running = False
 
-    def _measured(self, now: float) -> dict[str, tuple[float, float]]:
-        """Returns the games and seconds each kind has played, the current stage's so far included."""
+    def _measured(self) -> dict[str, tuple[float, float]]:
+        """Returns the games and seconds each kind has played, the current stage's up to its last report included."""
         measured = {kind: (games, seconds) for kind, (games, seconds) in self.played.items()}
         if self.running and self.stage_games:
             kind = self.stages[self.current].kind
             games, seconds = measured.get(kind, (0.0, 0.0))
-            measured[kind] = (games + self.stage_games, seconds + now - self.stage_started)
+            measured[kind] = (games + self.stage_games, seconds + self.reported - self.stage_started)
         return {kind: value for kind, value in measured.items() if value[0] > 0 and value[1] > 0}
 
-    def seconds_per_game(self, kind: str, now: float) -> float | None:
+    def seconds_per_game(self, kind: str) -> float | None:
         """Returns the estimated seconds a game of ``kind`` takes in this job, or None if nothing tells yet."""
-        measured = self._measured(now)
+        measured = self._measured()
         if kind in measured:
             games, seconds = measured[kind]
             return seconds / games
@@ -115,16 +118,14 @@ class Estimate:
         first = self.current if self.running else self.current + 1
         for index in range(first, len(self.stages)):
             stage = self.stages[index]
-            cost = self.seconds_per_game(stage.kind, now)
+            cost = self.seconds_per_game(stage.kind)
             if cost is None:
                 if stage.games:
                     return None
                 continue
             if index == self.current and self.running:
-                if self.stage_games:
-                    total += max(0, stage.games - self.stage_games) * cost
-                else:  # started, nothing reported yet: its estimate, less the time it has played
-                    total += max(0.0, stage.games * cost - (now - self.stage_started))
+                # What is left at its last report, less the time since: the estimate counts down between reports.
+                total += max(0.0, max(0, stage.games - self.stage_games) * cost - (now - self.reported))
             else:
                 total += stage.games * cost
         return total
@@ -168,7 +169,9 @@ class Progress:
             return
         if not self.quiet:
             click.echo(f"results go to {run_dir}", err=True)
-        self.estimate = Estimate(stages, costs() if not self.quiet else {})
+        # Samples only tell stages of different kinds apart: a job of one kind goes by its own speed alone.
+        sampled = not self.quiet and len({stage.kind for stage in stages}) > 1
+        self.estimate = Estimate(stages, costs() if sampled else {})
 
     def __call__(self, stage: Any) -> Progress:
         with self._lock:
@@ -194,7 +197,7 @@ class Progress:
             self.games += record["games"]
             self.stage_games += record["games"]
             if self.estimate is not None:
-                self.estimate.advance(record["games"])
+                self.estimate.advance(record["games"], self.clock())
             if "panel_mean" in record:
                 self.figures = f"panel score {record['panel_mean']:.3f}, best {record['panel_best']:.3f}"
             elif "win_rate" in record:

@@ -13,7 +13,9 @@ own seeds and tables, and no game or result of the run depends on it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,13 +27,14 @@ from ga.evolution.genome import table_length
 from ga.games import executor
 from ga.games.plan import GamePlan
 
-__all__ = ["GENERATIONS", "REFINEMENT", "SAMPLE_GAMES", "TOURNAMENT", "StagePlan", "refine_generation_games",
-           "sample_costs", "stages_of_run", "tournament_games", "unplanned"]
+__all__ = ["GENERATIONS", "REFINEMENT", "SAMPLE_GAMES", "SAMPLE_MOST", "SAMPLE_SECONDS", "TOURNAMENT", "StagePlan",
+           "per_game", "refine_generation_games", "sample_costs", "stages_of_run", "tournament_games", "unplanned"]
 
 #: The kinds of stage: stages of one kind play games of one cost.
 GENERATIONS, TOURNAMENT, REFINEMENT = "generations", "tournament", "refinement"
-#: Games timed for each kind of stage (about a hundredth of a second of 1-ply games, a few tenths of deep searches).
-SAMPLE_GAMES = 128
+#: A kind of stage's sample of games starts at SAMPLE_GAMES and grows until it plays SAMPLE_SECONDS, or holds
+#: SAMPLE_MOST games (see :func:`per_game`): a few hundredths of a second a kind.
+SAMPLE_GAMES, SAMPLE_SECONDS, SAMPLE_MOST = 64, 0.02, 4096
 
 
 @dataclass(frozen=True)
@@ -85,30 +88,48 @@ def stages_of_run(config: Config, label: str, generations_left: int) -> list[Sta
 # --- what a game costs --------------------------------------------------------------------------
 
 
-def sample_costs(config: Config, games: int = SAMPLE_GAMES) -> dict[str, float]:
+def sample_costs(config: Config) -> dict[str, float]:
     """Returns the measured seconds a game takes on one thread in each kind of stage the config has.
 
-    Each kind plays a random sample of ``games`` of its own games, with
-    U(-1, 1) tables in place of the evolved ones.
+    Each kind plays random samples of its own games, with U(-1, 1) tables in
+    place of the evolved ones (see :func:`per_game`).
     """
     rng = np.random.default_rng(0)
-    costs = {GENERATIONS: _generation_cost(config, games, rng)}
+    costs = {GENERATIONS: per_game(_generation_games(config, rng))}
     if config.final.games:
-        costs[TOURNAMENT] = _tournament_cost(config, games, rng)
+        costs[TOURNAMENT] = _tournament_cost(config, rng)
     if config.refine.generations:
-        costs[REFINEMENT] = _refinement_cost(config, games, rng)
+        costs[REFINEMENT] = per_game(_refinement_games(config, rng))
     return costs
+
+
+def per_game(play: Callable[[int], tuple[float, int]]) -> float:
+    """Returns the seconds a game takes, from ``play(n)``: the seconds a sample of n games took, and the games it
+    held (fewer when there are no more).
+
+    The sample grows fourfold from SAMPLE_GAMES games until it plays for
+    SAMPLE_SECONDS (or holds SAMPLE_MOST games, or all there are), so that
+    1-ply games are not timed by the fixed cost of a call; each size is played
+    twice and the faster taken, as the first play pays for what is cold.
+    """
+    games = SAMPLE_GAMES
+    while True:
+        (seconds, played), (again, _) = play(games), play(games)
+        seconds = min(seconds, again)
+        if seconds >= SAMPLE_SECONDS or games >= SAMPLE_MOST or played < games:
+            return seconds / max(1, played)
+        games *= 4
 
 
 def _tables(config: Config, rows: int, rng: np.random.Generator) -> np.ndarray:
     return rng.uniform(-1.0, 1.0, size=(rows, table_length(config.population.genome)))
 
 
-def _timed_games(batch: executor.Batch) -> float:
-    """Returns the seconds a batch's games take in this thread, per game."""
+def _timed(batch: executor.Batch) -> tuple[float, int]:
+    """Returns the seconds a batch's games take in this thread, and how many it holds."""
     started = time.perf_counter()
     executor.play(batch)
-    return (time.perf_counter() - started) / max(1, len(batch.plan))
+    return time.perf_counter() - started, len(batch.plan)
 
 
 def _sample(plan: GamePlan, games: int, rng: np.random.Generator) -> GamePlan:
@@ -118,17 +139,18 @@ def _sample(plan: GamePlan, games: int, rng: np.random.Generator) -> GamePlan:
     return plan.subset(np.sort(rng.choice(len(plan), games, replace=False)))
 
 
-def _generation_cost(config: Config, games: int, rng: np.random.Generator) -> float:
+def _generation_games(config: Config, rng: np.random.Generator) -> Callable[[int], tuple[float, int]]:
     """A generation of a run with a full hall of fame: its fixed opponents, its members and its random tables."""
     size = config.population.size
     champions = config.fitness.hall_of_fame_size if config.fitness.hall_of_fame_games else 0
-    plan = _sample(fitness.plan_generation(config, 1, size, champions), games, rng)
+    plan = fitness.plan_generation(config, 1, size, champions)
     rows = size + fitness.champion_rows(config, champions) + config.fitness.random_table_games
-    return _timed_games(executor.Batch(fitness.player_args(config), _tables(config, rows, rng),
-                                       fitness.opponent_labels(config), plan))
+    batch = executor.Batch(fitness.player_args(config), _tables(config, rows, rng), fitness.opponent_labels(config),
+                           plan)
+    return lambda games: _timed(dataclasses.replace(batch, plan=_sample(plan, games, rng)))
 
 
-def _tournament_cost(config: Config, games: int, rng: np.random.Generator) -> float:
+def _tournament_cost(config: Config, rng: np.random.Generator) -> float:
     """The tournament's games against its fixed opponents and between its candidates, mixed as in the real one."""
     count = 6  # candidates enough for both kinds of game; the real mix is weighed in below
     labels = tournament.tournament_labels(config)
@@ -141,28 +163,32 @@ def _tournament_cost(config: Config, games: int, rng: np.random.Generator) -> fl
     cost = weight = 0.0
     for chosen, share in shares:
         if share and chosen.any():
-            sample = _sample(plan.subset(chosen), games // 2, rng)
-            cost += share * _timed_games(executor.Batch(batch.player, batch.tables, labels, sample))
+            games = plan.subset(chosen)
+            cost += share * per_game(lambda n: _timed(dataclasses.replace(batch, plan=_sample(games, n, rng))))
             weight += share
     return cost / weight if weight else 0.0
 
 
-def _refinement_cost(config: Config, games: int, rng: np.random.Generator) -> float:
+def _refinement_games(config: Config, rng: np.random.Generator) -> Callable[[int], tuple[float, int]]:
     """A refinement generation's games for one candidate: the panel's opponents, restarts and random tables."""
     refined = config.refine
     end = parse_spec(config.fitness.player).end
     stand_ins = _tables(config, refined.restarts, rng)  # the restarts' tables, made only by the run
     panel = refine.Panel.build(refined, stand_ins, refine.refine_depths(config), end)
     tasks = refine.generation_tasks(refined, panel, config.experiment.seed, 0)
-    # A random sample of (task, game) pairs keeps the groups' mix of games.
     pairs = [(t, k) for t, task in enumerate(tasks) for k in range(len(task[3]))]
-    chosen = sorted(rng.choice(len(pairs), min(games, len(pairs)), replace=False))
-    kept: dict[int, list[int]] = {}
-    for index in chosen:
-        task, game = pairs[index]
-        kept.setdefault(task, []).append(game)
-    sample = [(*tasks[t][:3], np.asarray(tasks[t][3])[games_kept], tasks[t][4]) for t, games_kept in kept.items()]
     candidate = _tables(config, 1, rng)
-    started = time.perf_counter()
-    refine.panel_scores(refined, candidate, sample, 1, end)
-    return (time.perf_counter() - started) / max(1, len(chosen))
+
+    def play(games: int) -> tuple[float, int]:
+        # A random sample of (task, game) pairs keeps the groups' mix of games.
+        count = min(games, len(pairs))
+        kept: dict[int, list[int]] = {}
+        for index in sorted(rng.choice(len(pairs), count, replace=False)):
+            task, game = pairs[index]
+            kept.setdefault(task, []).append(game)
+        sample = [(*tasks[t][:3], np.asarray(tasks[t][3])[chosen], tasks[t][4]) for t, chosen in kept.items()]
+        started = time.perf_counter()
+        refine.panel_scores(refined, candidate, sample, 1, end)
+        return time.perf_counter() - started, count
+
+    return play
