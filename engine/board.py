@@ -187,7 +187,8 @@ class Board:
                 bit = 1 << (8 * rank + file)
                 cells.append("X" if self.black & bit else "O" if self.white & bit else ".")
             rows.append(f"{RANK_NAMES[rank]} " + " ".join(cells))
-        rows.append(("X" if self.turn == BLACK else "O") + " to move")
+        if not self.is_game_over():  # a finished game has no side to move
+            rows.append(("X" if self.turn == BLACK else "O") + " to move")
         return "\n".join(rows)
 
 

@@ -22,18 +22,23 @@ class Kind:
     unit: str  # what the depth counts: "plies" or "turns"
     summary: str  # what it plays, for help texts
     hidden: bool = False  # not in the spec grammar: a debugging kind
+    noun: str = ""  # what it is called in figures ("disc count", "alpha-beta")
 
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    Kind("random", 0, False, 0, "", "a uniformly random legal move"),
-    Kind("nhand", 1, False, 6, "plies", "the best mean disc difference n plies ahead (the blog's board_add)"),
-    Kind("nhand_custom", 1, True, 6, "plies", "the same with a weighted sum of the squares (alias wpc)"),
-    Kind("nleast", 2, False, 6, "turns", "the move leaving the opponent the fewest moves at its n-th turn"),
-    Kind("nmost", 3, False, 6, "turns", "the move giving itself the most moves at its own n-th turn"),
-    Kind("alphabeta", 4, True, 12, "plies", "negamax with alpha-beta on the weighted sum"),
+    Kind("random", 0, False, 0, "", "a uniformly random legal move", noun="random mover"),
+    Kind("nhand", 1, False, 6, "plies", "the best mean disc difference n plies ahead (the blog's board_add)",
+         noun="disc count"),
+    Kind("nhand_custom", 1, True, 6, "plies", "the same with a weighted sum of the squares (alias wpc)",
+         noun="weighted squares"),
+    Kind("nleast", 2, False, 6, "turns", "the move leaving the opponent the fewest moves at its n-th turn",
+         noun="fewest replies"),
+    Kind("nmost", 3, False, 6, "turns", "the move giving itself the most moves at its own n-th turn",
+         noun="most moves"),
+    Kind("alphabeta", 4, True, 12, "plies", "negamax with alpha-beta on the weighted sum", noun="alpha-beta"),
     Kind("alphabeta_plain", 5, True, 12, "plies", "the same, by the plain search (the oracle of tests and bench)",
-         hidden=True),
-    Kind("human", None, False, 0, "", "you (only in play)"),
+         hidden=True, noun="plain alpha-beta"),
+    Kind("human", None, False, 0, "", "you (only in play)", noun="you"),
 )}
 
 #: Other names of kinds.

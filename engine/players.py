@@ -95,10 +95,12 @@ def _parse(text: str) -> PlayerSpec:
     else:
         match = _SPEC.match(text.strip())
     if match is None:
-        raise ValueError(f"malformed player spec {text!r}; expected KIND[:DEPTH][@TABLE][,eps=E], e.g. wpc:1@heuristic,eps=0.1")
+        raise ValueError(f"malformed player spec {text!r}{_did_you_mean(text)}; expected KIND[:DEPTH][@TABLE][,eps=E], "
+                         "e.g. wpc:1@heuristic,eps=0.1")
     raw_kind = match["kind"]
     if raw_kind not in SPEC_KINDS:
-        raise ValueError(f"unknown player kind {raw_kind!r} in spec {text!r}; expected one of {', '.join(SPEC_KINDS)}")
+        raise ValueError(f"unknown player kind {raw_kind!r} in spec {text!r}{_did_you_mean(raw_kind)}; "
+                         f"expected one of {', '.join(SPEC_KINDS)}")
     kind = canonical(raw_kind)
     depth = 1
     if match["depth"] is not None:
@@ -119,8 +121,8 @@ def _parse(text: str) -> PlayerSpec:
             raise ValueError(f"empty table after '@' in spec {text!r}; name one of {', '.join(BUILTIN_NAMES)} or a file")
         if not is_path(table) and table not in BUILTIN_NAMES:
             raise ValueError(
-                f"unknown weights table {table!r} in spec {text!r}; built-in tables: {', '.join(BUILTIN_NAMES)} "
-                f"(or give a file path)"
+                f"unknown weights table {table!r} in spec {text!r}{_did_you_mean(table, BUILTIN_NAMES)}; "
+                f"built-in tables: {', '.join(BUILTIN_NAMES)} (or give a file path)"
             )
     eps, phase_move, end = 0.0, 40, 0
     given: set[str] = set()
@@ -150,6 +152,49 @@ def _parse(text: str) -> PlayerSpec:
             if end and kind in ("random", "human"):
                 raise ValueError(f"player kind {kind!r} takes no end (spec {text!r}); it does not search")
     return PlayerSpec(kind, depth, table, eps, phase_move, end)
+
+
+def _did_you_mean(text: str, names: Sequence[str] = (*TABLES, *SPEC_KINDS)) -> str:
+    """Returns "; did you mean 'lr06'?" for the table or kind nearest to the head of a mistyped spec, or "".
+
+    The head is the text before any depth, table or option; case is ignored
+    (``LR06``), and a near miss is a close spelling (``lr6``, ``nhnd``).
+
+    >>> _did_you_mean("LR06,eps=0.1"), _did_you_mean("lr6"), _did_you_mean("xyz")
+    ("; did you mean 'lr06'?", "; did you mean 'lr06'?", '')
+    """
+    import difflib  # here: only a mistake needs it
+
+    head = re.split(r"[:@,]", text.strip(), maxsplit=1)[0].strip().lower()
+    if not head:
+        return ""
+    close = [head] if head in names else difflib.get_close_matches(head, names, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close and close[0] != text.strip() else ""
+
+
+def describe_spec(spec: PlayerSpec | str) -> str:
+    """Returns a player in words, for figures: what it plays by, how far it looks, how often it moves at random.
+
+    >>> describe_spec("alphabeta:2@classic,eps=0.1"), describe_spec("nhand:1,eps=0.1"), describe_spec("random")
+    ('classic table, alpha-beta 2 plies, 10% random', 'disc count 1 ply ahead, 10% random', 'random mover')
+    """
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    kind = KINDS[spec.kind]
+    unit = {"plies": "ply", "turns": "turn"}.get(kind.unit, kind.unit) if spec.depth == 1 else kind.unit
+    if spec.table is not None:
+        table = spec.table.replace("\\", "/").rsplit("/", 1)[-1] if is_path(spec.table) else spec.table
+        how = f"{spec.depth} {unit} ahead" if spec.kind == "nhand_custom" else f"{kind.noun} {spec.depth} {unit}"
+        words = f"{table} table, {how}"
+    elif kind.max_depth:
+        words = f"{kind.noun} {spec.depth} {unit} ahead"
+    else:
+        words = kind.noun
+    if spec.eps and spec.kind != "random":
+        words += f", {spec.eps:.0%} random" if spec.eps * 100 == round(spec.eps * 100) else f", eps {spec.eps:g}"
+    if spec.end:
+        words += f", exact from {spec.end} empty squares"
+    return words
 
 
 def split_table(text: str) -> tuple[str, str]:

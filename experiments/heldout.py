@@ -60,6 +60,12 @@ MEASURES = [
     ("expected_utility", "expected utility", Measure("expected_utility", "eu")),
 ]
 TARGETS = {"league_heuristic": 0.56, "league_lr06": 0.50, "vs_random": 0.91, "expected_utility": 0.90}
+#: Where the figure's bars start: the score of an even match, in every measure.
+BASELINE = 0.5
+#: (table, measure) scores that are not held out: strong.toml's and deep.toml's refinements played random
+#: tables, the opponents of expected utility.
+IN_DISTRIBUTION = {("strong.toml (ours)", "expected_utility"),
+                   ("deep.toml (ours, for engines that search)", "expected_utility")}
 # The shipped tables the ladder scores at depth, and the score they aim at against every published table.
 LADDER = [("strong.toml (ours)", "reference", "strong"), ("deep.toml (ours, for engines that search)", "deep", "best"),
           ("seed2021.toml (the blog's GA)", "reference", "seed2021")]
@@ -92,8 +98,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", choices=("heldout", "ladder", "engine"), default=None,
                         help="rebuild one of the three")
+    parser.add_argument("--redraw", action="store_true",
+                        help="redraw the figures from the CSVs in --out, playing no game")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.redraw:
+        if args.only in (None, "heldout"):
+            figure(pd.read_csv(args.out / "heldout.csv")).savefig(args.out / "heldout.png", dpi=110)
+        if args.only in (None, "ladder"):
+            ladder_figure(pd.read_csv(args.out / "ladder.csv")).savefig(args.out / "ladder.png", dpi=110)
+        if args.only in (None, "engine"):
+            engine_figure(pd.read_csv(args.out / "engine_ladder.csv")).savefig(args.out / "engine_ladder.png", dpi=110)
+        return 0
     if args.only in (None, "heldout"):
         heldout(args)
     if args.only in (None, "ladder"):
@@ -136,8 +152,7 @@ def engine_ladder(args: argparse.Namespace) -> None:
     frame.to_csv(args.out / "engine_ladder.csv", index=False)
     text = ladder_markdown(frame, args, ENGINE_TARGET, ENGINE_END)
     (args.out / "engine_ladder.md").write_text(text, encoding="utf-8")
-    ladder_figure(frame, ENGINE_TARGET, f"The engine ladder: both sides searching, the last {ENGINE_END} empty "
-                                        "squares solved exactly").savefig(args.out / "engine_ladder.png", dpi=110)
+    engine_figure(frame).savefig(args.out / "engine_ladder.png", dpi=110)
     print(text)
 
 
@@ -155,6 +170,12 @@ def ladder_markdown(frame: pd.DataFrame, args: argparse.Namespace, target: float
                 f"{c.score:.3f} [{c.low:.3f}, {c.high:.3f}]" for c in cells.itertuples()) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def engine_figure(frame: pd.DataFrame) -> plt.Figure:
+    """Returns the engine ladder's figure: the ladder's, with its own target and title."""
+    return ladder_figure(frame, ENGINE_TARGET, f"The engine ladder: both sides searching, the last {ENGINE_END} empty "
+                                               "squares solved exactly")
 
 
 def ladder_figure(frame: pd.DataFrame, target: float = LADDER_TARGET,
@@ -216,23 +237,35 @@ def markdown(frame: pd.DataFrame, args: argparse.Namespace) -> str:
 
 
 def figure(frame: pd.DataFrame) -> plt.Figure:
-    """Returns the headline figure: each table's four held-out scores with intervals and the targets."""
-    fig, axes = plt.subplots(1, len(MEASURES), figsize=(14, 4.2), sharey=False, layout="constrained")
+    """Returns the headline figure: each table's four held-out scores with intervals and the targets.
+
+    Every bar starts at 0.5, an even match (for each measure the score of a
+    player equal to its opponents: the random mover against itself, a random
+    table against random tables), on one scale shared by the four panels, so
+    that a bar's length is the margin it stands for. A score that is not held
+    out (expected utility for a table whose refinement played random tables)
+    is hatched and named as in-distribution.
+    """
+    fig, axes = plt.subplots(1, len(MEASURES), figsize=(14, 4.6), sharex=True, layout="constrained")
     colours = plt.get_cmap("tab10")(np.arange(len(frame)))
+    low = min(BASELINE, float(frame[[c for c, _, _ in MEASURES]].min().min())) - 0.05
     for ax, (column, title, _) in zip(axes, MEASURES):
         scores = frame[column].to_numpy()
         errors = np.vstack([scores - frame[f"{column}_low"], frame[f"{column}_high"] - scores])
         positions = np.arange(len(frame))
-        ax.barh(positions, scores, xerr=errors, color=colours, edgecolor="black", linewidth=0.5, capsize=3)
+        inside = [(table, column) in IN_DISTRIBUTION for table in frame["table"]]
+        ax.barh(positions, scores - BASELINE, left=BASELINE, xerr=errors, color=colours, edgecolor="black",
+                linewidth=0.5, capsize=3, hatch=["//" if flag else "" for flag in inside])
+        ax.axvline(BASELINE, color="black", lw=1)
         ax.axvline(TARGETS[column], color="black", ls="--", lw=1)
         ax.set_yticks(positions, labels=frame["table"] if column == MEASURES[0][0] else [""] * len(frame))
         ax.invert_yaxis()
-        low = max(0.0, min(scores.min(), TARGETS[column]) - 0.08)
-        ax.set_xlim(low, min(1.0, max(scores.max(), TARGETS[column]) + 0.04))
-        ax.set_title(title)
-        ax.set_xlabel("score (dashed: target)")
+        ax.set_xlim(low, 1.0)
+        ax.set_title(title + ("\n(hatched: in-distribution)" if any(inside) else ""))
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle("Held-out scores: opponents no table trained against (95% Wilson intervals)")
+    fig.supxlabel(f"score (draw = 1/2), one scale for the four panels; bars start at {BASELINE}, an even match; "
+                  "dashed: the target")
+    fig.suptitle("Held-out scores (95% Wilson intervals): opponents no table trained against, but where hatched")
     return fig
 
 

@@ -813,7 +813,7 @@ def read_toml(path: str | os.PathLike[str], what: str = "config file", noun: str
     except FileRefused as error:
         raise ConfigError(f"{what} '{path}' {error.problem}; give the path of a TOML file") from None
     except FileNotFoundError:
-        raise ConfigError(f"{what} '{path}' does not exist") from None
+        raise ConfigError(f"{what} '{path}' does not exist{_nearby_toml(config_path)}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{what} '{path}' is not valid TOML: not UTF-8 ({error.reason})") from error
     except tomllib.TOMLDecodeError as error:
@@ -826,6 +826,16 @@ def read_toml(path: str | os.PathLike[str], what: str = "config file", noun: str
         raise ConfigError(f"{what} '{path}' is not valid TOML: it holds an integer of more than 4,300 digits "
                           f"({' '.join(str(error).split(':')[:1])}); {noun}'s numbers have a few") from None
     return data
+
+
+def _nearby_toml(path: Path) -> str:
+    """Returns "; did you mean 'experiments/quick.toml'?" when a missing file's name, as a TOML file or in
+    experiments/ (of the working directory), exists; else ""."""
+    names = [path.with_name(path.name + ".toml")] if path.suffix != ".toml" else []
+    if not path.is_absolute() and len(path.parts) == 1:
+        names += [Path("experiments") / name.name for name in [path, *names]]
+    found = next((name for name in names if name.is_file()), None)
+    return f"; did you mean '{found}'?" if found is not None else ""
 
 
 def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Config:
@@ -914,8 +924,11 @@ _NOT_RESULTS = {"experiment": ("name", "description", "generations"), "compute":
 
 def result_settings(config: Config) -> dict[str, Any]:
     """Returns the settings that decide a run's results, as dotted keys (a checkpoint records them)."""
-    return {f"{section}.{key}": value for section, table in config_to_dict(config).items()
-            for key, value in table.items() if key not in _NOT_RESULTS.get(section, ())}
+    settings = {f"{section}.{key}": value for section, table in config_to_dict(config).items()
+                for key, value in table.items() if key not in _NOT_RESULTS.get(section, ())}
+    if not config.population.features:  # a table-only run's settings as before features: its checkpoints resume
+        del settings["population.features"]
+    return settings
 
 
 def settings_difference(recorded: Mapping[str, Any], config: Config) -> str | None:

@@ -62,7 +62,9 @@ __all__ = [
     "parse_evaluation",
     "npy_bytes",
     "parse_weights",
+    "reading_decimals",
     "save_weights",
+    "weight_text",
 ]
 
 SQUARES = 64
@@ -70,6 +72,10 @@ FILE_NAMES = "abcdefgh"
 LAYOUT = "a1..h8 row-major"
 LAYOUT_PHASES = "a1..h8 row-major, 2 phases: first 64 before the switch move"
 PHASE_NAMES = ("before the switch move", "after the switch move")
+
+#: Significant digits of the largest weight in a table written for reading (markdown); csv, json and npy
+#: keep every digit.
+READING_DIGITS = 4
 
 #: Formats understood by :func:`parse_weights` ("npy" needs bytes).
 FORMATS = ("csv", "json", "npy", "markdown", "c", "python")
@@ -447,7 +453,9 @@ def format_weights(
 
     ``scale`` multiplies the weights so that the largest magnitude equals it;
     ``round_`` rounds to integers (and makes the C array ``int``). Floats are
-    written with ``repr`` so that :func:`parse_weights` reads them back exactly.
+    written with ``repr`` so that :func:`parse_weights` reads them back exactly,
+    but for markdown, a table for people to read: its cells share the decimals
+    that give the largest weight :data:`READING_DIGITS` significant digits.
     ``name`` is the variable name in C and Python; ``source`` is recorded in
     JSON and as a comment where the format allows one, and so is ``phase_move``
     (the move from which a two-phase table's second half applies; CSV holds
@@ -474,6 +482,9 @@ def format_weights(
             document["phase_move"] = phase_move
         return json.dumps(document) + "\n"
     if fmt == "markdown":
+        if not round_:
+            decimals = reading_decimals(table, READING_DIGITS)
+            cells = [weight_text(value, decimals) for value in table]
         return _format_markdown(cells, source, phase_move)
     if fmt in ("c", "python"):
         if not _C_IDENTIFIER.match(name):
@@ -484,6 +495,31 @@ def format_weights(
             return _format_c(cells, name, "int" if round_ else "double", source, phase_move)
         return _format_python(cells, name, source, phase_move)
     raise ValueError(f"unknown format {fmt!r}; use one of csv, json, markdown, c, python")
+
+
+def reading_decimals(weights: npt.ArrayLike, digits: int) -> int:
+    """Returns the decimals that show a table's largest magnitude with ``digits`` significant digits (none for a
+    table of whole numbers), so that every cell of a table read by people has the same decimals.
+
+    >>> reading_decimals([1.1819958607306147, -0.25], 4), reading_decimals([100, -20, 5], 4)
+    (3, 0)
+    """
+    values = np.asarray(weights, dtype=np.float64).ravel()
+    finite = values[np.isfinite(values)]
+    if not finite.size or np.all(finite == np.rint(finite)):
+        return 0
+    largest = float(np.abs(finite).max())
+    return max(0, digits - 1 - math.floor(math.log10(largest)))
+
+
+def weight_text(value: float, decimals: int) -> str:
+    """Returns a weight with ``decimals`` decimals, never as a negative zero ("-0.00" reads as a sign that is not there).
+
+    >>> weight_text(-0.001, 2), weight_text(-0.006, 2), weight_text(100.0, 0)
+    ('0.00', '-0.01', '100')
+    """
+    text = f"{value:.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def npy_bytes(weights: npt.ArrayLike) -> bytes:

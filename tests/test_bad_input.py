@@ -1457,7 +1457,7 @@ def test_show_reports_the_progress_the_csv_records_when_the_manifest_lags(finish
 
     rows = pd.read_csv(run_dir / "generations.csv")
     shown = show_rows(run_dir)
-    assert shown["generations"] == f"{len(rows)} of 2"
+    assert shown["generations"] == f"{len(rows)} of 2 done"
     assert shown["games"] == f"played {int(rows['games'].sum()):,}"
     assert shown["wall"] == f"time {rows['generation_s'].sum():.1f} s"
 

@@ -178,7 +178,9 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     result = CliRunner().invoke(cli, ["bench", "--quick", "--repeat", "1"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split() == ["benchmark", "median", "unit", "target", "ok", "also"]
+    assert re.fullmatch(r"load average \d+\.\d\d on \d+ cores before the first row: (quiet|BUSY, .+)", lines[0])
+    assert lines[1].split() == ["benchmark", "median", "unit", "target", "ok", "spread", "also"]
+    assert re.fullmatch(r"load average \d+\.\d\d after the last row \(bench itself keeps a core busy\)", lines[-1])
     for name in ("perft 8", "perft 9", "random vs random", "nhand_custom:1 vs random", "nhand_custom:1 vs nhand:2",
                  "naive Python: random vs random"):
         assert any(line.startswith(name + " ") for line in lines), name
@@ -191,13 +193,15 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
         assert any(re.match(rf"alphabeta:{depth} plain +[\d,]+ games/s .*M nodes/s$", line) for line in lines), depth
         assert any(re.fullmatch(rf"ratio alphabeta:{depth} / plain search, same games: \d+\.\d\dx.*", line)
                    for line in lines), depth
-    assert any("(target 4x: " in line for line in lines)
+    assert any(line.endswith("(target 4x: not judged at --quick's sizes)") for line in lines)
+    assert not any(" met)" in line or "NOT met" in line for line in lines)  # --quick judges nothing
     widths = {len(line.split(" games/s")[0]) for line in lines if " games/s" in line}
     assert len(widths) == 1  # every row aligned, the long names included
-    assert any(re.fullmatch(r"ratio generation, \d+ threads / generation, 1 thread: \d+\.\d\dx", line) for line in lines)
+    assert any(re.fullmatch(r"ratio generation, (\d+) threads / generation, 1 thread: \d+\.\d\dx \(the same games; "
+                            r"\1x if every thread had a core of its own\)", line) for line in lines)
     assert any(re.match(r"alphabeta:4, \+ mobility \+ frontier +[\d,]+ games/s", line) for line in lines)
     assert any(re.fullmatch(r"ratio squares \+ mobility \+ frontier / squares alone, alphabeta:4 self-play: "
-                            r"\d\.\d\dx \(target 0.5x: (met|NOT met)\)", line) for line in lines)
+                            r"\d\.\d\dx.* \(target 0.5x: not judged at --quick's sizes\)", line) for line in lines)
     assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .* \d+\.\d\d s$", line) for line in lines)
     if (ROOT.parent / "shared" / "ffo" / "ffo-1-79.csv").is_file():  # solved as published, or the row says WRONG
         assert any(re.match(r"endgame FFO #1-#19 +\d+\.\d{3} s .* M nodes/s$", line) for line in lines)
@@ -205,7 +209,8 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     assert any(re.match(r"seed2021: whole run +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"seed2021: 640 games, one batch +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"start-up: othello-ga --version +\d+\.\d{3} s ", line) for line in lines)
-    assert any(re.fullmatch(r"ratio whole run / \(its games \+ start-up\): \d+\.\d\dx", line) for line in lines)
+    assert any(re.fullmatch(r"ratio whole run / \(its games \+ start-up\): \d+\.\d\dx \(not judged: a run this short "
+                            r"is mostly its start and its figures\)", line) for line in lines)
 
 
 def test_the_loop_rows_judge_the_run_against_its_games_and_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,6 +230,22 @@ def test_the_loop_rows_judge_the_run_against_its_games_and_start_up(monkeypatch:
     run = by_name["x: whole run"]
     slow = [type(run)(run.name, "s", 3.0, [3.0], run.target, True), *(m for m in rows if m is not run)]
     assert loop_ratio(slow) == "ratio whole run / (its games + start-up): 2.00x (target 1.5x: NOT met)"
+    unjudged = [type(run)(run.name, "s", 3.0, [3.0], None, True), *(m for m in rows if m is not run)]
+    assert loop_ratio(unjudged) == ("ratio whole run / (its games + start-up): 2.00x (not judged: a run this short "
+                                    "is mostly its start and its figures)")
+
+
+def test_bench_says_whether_the_machine_was_busy_and_how_far_repeated_runs_stray() -> None:
+    from ga.analysis.bench import Measurement, machine_load, row, spread_percent
+
+    assert machine_load(0.5, 2) == "load average 0.50 on 2 cores before the first row: quiet"
+    busy = machine_load(0.51, 2)
+    assert busy.startswith("load average 0.51 on 2 cores before the first row: BUSY, ") and "no verdict" in busy
+    assert machine_load(3.9, 16).endswith(": quiet")  # a quarter of a core each
+    assert spread_percent([95.0, 100.0, 105.0, 102.0]) == pytest.approx(100 * 5 / 101)
+    rows = [row(Measurement("x", "games/s", 100.0, [95.0, 100.0, 105.0], 90.0)),
+            row(Measurement("y", "games/s", 100.0, [100.0], 90.0))]
+    assert rows[0].split()[-2:] == ["yes", "±5%"] and rows[1].split()[-1] == "yes"  # one run: no spread
 
 
 def test_the_search_ratio_is_the_median_of_the_pairs_measured_back_to_back() -> None:
@@ -237,6 +258,8 @@ def test_the_search_ratio_is_the_median_of_the_pairs_measured_back_to_back() -> 
     plain = Measurement("alphabeta:4 plain", "games/s", 10.0, [10.0, 20.0, 5.0])
     assert ratios([fast, plain]) == ["ratio alphabeta:4 / plain search, same games: 4.50x, 3 pairs 4.00-6.00x "
                                      "(target 4x: met)"]
+    assert ratios([fast, plain], judge=False) == ["ratio alphabeta:4 / plain search, same games: 4.50x, 3 pairs "
+                                                  "4.00-6.00x (target 4x: not judged at --quick's sizes)"]
     slow = Measurement("alphabeta:6", "games/s", 95.0, [95.0, 190.0, 40.0])
     plain6 = Measurement("alphabeta:6 plain", "games/s", 10.0, [10.0, 20.0, 5.0])
     assert ratios([slow, plain6]) == ["ratio alphabeta:6 / plain search, same games: 9.50x, 3 pairs 8.00-9.50x "
@@ -266,10 +289,12 @@ def test_play_shows_the_board_accepts_a_move_and_ends_cleanly_on_eof() -> None:
 
 
 def test_play_rejects_bad_and_illegal_squares_with_a_reason() -> None:
-    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1"], input="z9\na1\nd3\n")
+    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1"], input="z9\n\n  \na1\nd3\n")
     assert result.exit_code == 0, result.output
     output = result.output
     assert "invalid square name 'z9'" in output
+    assert "invalid square name ''" not in output  # an empty line is asked again, without a complaint
+    assert output.count("Your move: ") == 6  # z9, two empty lines, a1, d3; then after the computer's reply
     assert "a1 is not a legal move here; legal moves: d3 c4 f5 e6" in output
     assert "3 . . . X . . . ." in output
     assert output.rstrip().endswith("Bye.")
@@ -290,6 +315,23 @@ def test_play_with_a_bad_opponent_spec_exits_2(capsys: pytest.CaptureFixture[str
     captured = capsys.readouterr()
     assert code == 2
     assert_one_error_line(captured.err, "grandmaster")
+    assert main(["play", "lr6"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "'lr6'", "did you mean 'lr06'?")
+
+
+def test_evolve_of_a_missing_config_points_at_the_experiments_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(TINY_TOML)
+    for given in ("tiny", "tiny.toml", "experiments/tiny"):
+        assert main(["evolve", given, "--quiet", "--no-plots"]) == 2
+        assert_one_error_line(capsys.readouterr().err, f"config file '{given}' does not exist; "
+                                                       "did you mean 'experiments/tiny.toml'?")
+    assert main(["evolve", "nothing", "--quiet", "--no-plots"]) == 2
+    assert_one_error_line(capsys.readouterr().err, "config file 'nothing' does not exist")
+    assert not (tmp_path / "results").exists()
 
 
 def scripted_human(said: list[str]) -> Callable[[str], str]:
@@ -314,6 +356,7 @@ def test_play_human_plays_a_whole_game(human: int, seed: int) -> None:
     verdict = "You win" if mine > theirs else "You lose" if mine < theirs else "Draw"
     assert said[-1] == f"Game over: black {black}, white {white}. {verdict}."
     assert said[-2] == str(board)
+    assert "to move" not in said[-2] and said[-2].splitlines()[-1].startswith("8 ")  # the grid alone, no side to move
     assert sum(line.startswith("The computer plays") for line in said) >= 20
 
 

@@ -197,18 +197,56 @@ def test_compare_writes_one_figure(runner: CliRunner, tmp_path: Path, run_dir: P
     assert result.exit_code == 0, result.output
     assert (tmp_path / "both.pdf").read_bytes().startswith(b"%PDF-")
     assert result.stdout.strip() == str(tmp_path / "both.pdf")
+    # Runs in two folders: the figure goes to the folder holding both.
+    (tmp_path / "a").mkdir()
+    moved = write_run(tmp_path / "a" / "run-c", generations=20)
+    result = invoke(runner, compare, [moved, other])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == str(tmp_path / "compare.png") and (tmp_path / "compare.png").is_file()
+
+
+def test_compare_smooths_every_run_alike_and_says_what_each_curve_is_against(tmp_path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    import ga.analysis.plots as plots
+
+    fixed = write_run(tmp_path / "fixed", generations=12)
+    coevolving = write_run(tmp_path / "coevolving", generations=20)
+    settings = (coevolving / "config.toml").read_text().replace("coevolution = 0\n", "coevolution = 4\n")
+    assert "coevolution = 4" in settings
+    (coevolving / "config.toml").write_text(settings)
+    drawn: list[Figure] = []
+    image = plots._image
+
+    def keep(figure: Figure, fmt: str, **options: object) -> bytes:
+        drawn.append(figure)
+        return image(figure, fmt, release=False)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plots, "_image", keep)
+        plots.compare_figure([fixed, coevolving], "png")
+    (axes,) = drawn[0].axes
+    assert axes.get_title() == "Rolling win rate (mean of 1 generation) with pooled 95% Wilson bands"
+    labels = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert labels == ["synthetic (fixed), vs fixed opponents",
+                      "synthetic (coevolving), vs fixed opponents and the population"]
+    assert any("not one yardstick" in text.get_text() and "0.5 is expected" in text.get_text()
+               for text in axes.texts)
 
 
 @pytest.mark.shows("compare --force")
-def test_compare_defaults_to_results_and_never_replaces_without_force(
+def test_compare_defaults_to_the_runs_folder_and_never_replaces_without_force(
     runner: CliRunner, tmp_path: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # not where the runs are: nothing is made here
     result = invoke(runner, compare, [run_dir, run_dir, "--format", "svg"])
     assert result.exit_code == 0, result.output
-    figure = tmp_path / "results" / "compare.svg"
-    assert figure.is_file()
-    assert [path.name for path in (tmp_path / "results").iterdir() if path.name.startswith(".")] == []
+    figure = run_dir.parent / "compare.svg"
+    assert figure.is_file() and result.stdout.strip() == str(figure)
+    assert list(elsewhere.iterdir()) == []
+    assert [path.name for path in run_dir.parent.iterdir() if path.name.startswith(".")] == []
     before = figure.read_bytes()
     again = invoke(runner, compare, [run_dir, "--format", "svg"])
     assert again.exit_code == 2 and "pass --force" in again.output and figure.read_bytes() == before
@@ -225,7 +263,17 @@ def test_export_to_stdout_round_trips(runner: CliRunner, run_dir: Path, tmp_path
     assert result.exit_code == 0, result.output
     path = tmp_path / f"exported{SUFFIX[fmt]}"
     path.write_text(result.stdout)
-    assert np.array_equal(load_weights(path), load_weights(run_dir / "best_weights.csv"))
+    assert_read_back(load_weights(path), load_weights(run_dir / "best_weights.csv"), fmt)
+
+
+def assert_read_back(read: np.ndarray, table: np.ndarray, fmt: str) -> None:
+    """Every format reads back as the table: exactly, or for markdown to the digits it shows."""
+    if fmt == "markdown":  # four significant digits of the largest weight: half a unit of the last one
+        largest = np.abs(table).max()
+        np.testing.assert_allclose(read, table, atol=0.5 * 10.0 ** (np.floor(np.log10(largest)) - 3))
+        assert not np.array_equal(read, table)  # rounded, not every digit
+    else:
+        assert np.array_equal(read, table)
 
 
 @pytest.mark.shows("export --output", "export --which", "export --format")
@@ -234,7 +282,7 @@ def test_export_to_a_file_round_trips(runner: CliRunner, run_dir: Path, tmp_path
     path = tmp_path / f"mean{SUFFIX[fmt]}"
     result = invoke(runner, export, [run_dir, "--which", "mean", "--format", fmt, "-o", path])
     assert result.exit_code == 0, result.output
-    assert np.array_equal(load_weights(path), load_weights(run_dir / "mean_weights.csv"))
+    assert_read_back(load_weights(path), load_weights(run_dir / "mean_weights.csv"), fmt)
 
 
 @pytest.mark.shows("export --scale", "export --round")
@@ -352,6 +400,21 @@ def test_evaluate_protocols(runner: CliRunner) -> None:
     assert row[len("eu(random U(-1,1) tables)") :].split()[0] == "20"  # each table played twice
 
 
+def test_the_ladder_header_names_the_player_both_sides_play(runner: CliRunner, run_dir: Path) -> None:
+    # Both sides play alphabeta:d at each depth: the header says so, for a run, a table and a spec alike.
+    best = run_dir / "best_weights.csv"
+    for source, player in ((run_dir, f"alphabeta:d@{best}"), ("lr06", "alphabeta:d with built-in table lr06"),
+                           ("wpc:1@sjk11", "alphabeta:d@sjk11")):
+        result = invoke(runner, evaluate, [source, "--protocol", "ladder", "--depths", "1,2", "--games", 2,
+                                           "--csv", "-"])
+        assert result.exit_code == 0, result.output
+        header = result.stdout.splitlines()[:2]
+        assert header[0].startswith(f"player    {player}") and "wpc:1" not in header[0], header
+        assert header[1] == "protocol  ladder, seed 0, depths 1, 2"
+        rows = [line for line in result.stdout.splitlines() if line.startswith("alphabeta:d")]
+        assert len(rows) == 8 and all(row.startswith(header[0].split()[1]) for row in rows)  # the CSV's too
+
+
 # ---------------------------------------------------------------- bad input
 
 
@@ -399,6 +462,12 @@ BAD_INPUTS = [
     ("export", ["lr06", "--format", "csv", "-o", "{tmp}"], "is a directory"),
     ("export", ["{stopped}", "--format", "csv"], "has no best_weights.csv"),
     ("evaluate", ["lr06", "--vs", "chess:2", "--games", "4"], "unknown player kind 'chess'"),
+    ("evaluate", ["lr06", "--vs", "LR06", "--games", "4"], "malformed player spec 'LR06'; did you mean 'lr06'?"),
+    ("evaluate", ["lr06", "--vs", "lr6,eps=0.1", "--games", "4"], "did you mean 'lr06'?"),
+    ("evaluate", ["lr06", "--vs", "wpc:1@sjk1", "--games", "4"], "unknown weights table 'sjk1' in spec "
+                                                                  "'wpc:1@sjk1'; did you mean 'sjk11'?"),
+    ("evaluate", ["lr06", "--vs", "nhnd:2", "--games", "4"], "unknown player kind 'nhnd' in spec 'nhnd:2'; "
+                                                              "did you mean 'nhand'?"),
     ("evaluate", ["lr06", "--vs", "wpc:1@{tmp}/missing.csv", "--games", "4"], "does not exist"),
     ("evaluate", ["lr06", "--vs", "wpc:1@{short}", "--games", "4"], "expected 64 numbers"),
     ("evaluate", ["lr06", "--vs", "human", "--games", "4"], "human"),

@@ -131,17 +131,31 @@ def test_evolve_and_resume_draw_every_figure_through_the_helper(tmp_path: Path) 
     assert redrawn["win_rate"] != drawn["win_rate"]  # a third generation on the curve
 
 
-def test_the_helper_s_warnings_are_printed_by_the_run_one_line_each(
+def test_the_helper_s_warnings_are_warned_here_one_each(tmp_path: Path) -> None:
+    # A run whose games.csv has gone: the opponent bars are skipped with a warning, given in the helper's fork.
+    run_dir = write_run(tmp_path / "run")
+    (run_dir / "games.csv").unlink()
+    with PlotHelper() as helper, pytest.warns(UserWarning) as caught:
+        written = helper.draw(run_dir)
+    assert [str(w.message) for w in caught] == [f"{run_dir / 'games.csv'} does not exist; skipping opponent_bars"]
+    assert "opponent_bars" not in [path.stem for path in written]
+
+
+def test_a_figure_the_run_s_config_rules_out_is_said_once_on_its_own_line(
         tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    # Without games.csv the opponent bars are skipped with a warning, given in the helper's fork.
+    # Without games.csv by the config, the opponent bars do not apply: no warning, one note after the closing line.
     config = tmp_path / "no-games.toml"
     config.write_text(QUICK.read_text() + "\n[output]\ngames_csv = false\n")
     assert main(["evolve", str(config), "--out", str(tmp_path / "run"), "--quiet", "--generations", "2"]) == 0
-    err = capfd.readouterr().err
-    assert err.splitlines() == [
-        "othello-ga: warning: skipping opponent_bars: it counts every game, and this run's config turned "
-        "games.csv off (output.games_csv = false); win_rate_by_opponent shows the same opponents"]
+    captured = capfd.readouterr()
+    note = ("opponent_bars is not drawn for this run: its config turns games.csv off (output.games_csv = false); "
+            "win_rate_by_opponent shows the same opponents")
+    assert captured.err == ""
+    assert captured.out.splitlines()[-1] == note and captured.out.count("opponent_bars") == 1
     assert not (tmp_path / "run" / "plots" / "opponent_bars.png").exists()
+    assert main(["plot", str(tmp_path / "run")]) == 0
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out.splitlines()[-1] == note
 
 
 def test_a_run_that_fails_leaves_no_helper_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -284,7 +284,8 @@ def test_every_text_fits_in_its_figure_without_overlap(
     monkeypatch.setattr(ga.analysis.plots, "_image", check_then_draw)
     plot_run(run)
     plot_compare([run, write_run(tmp_path / "run-002", name="other")], tmp_path / "compare.png")
-    assert len(checked) == len(RUN_FIGURES) + 1 and checked[-1] == "Rolling win rate with pooled 95% Wilson bands"
+    assert len(checked) == len(RUN_FIGURES) + 1
+    assert checked[-1] == "Rolling win rate (mean of 2 generations) with pooled 95% Wilson bands"
 
 
 def assert_texts_fit(figure: Figure, name: str) -> None:
@@ -323,7 +324,7 @@ def test_heatmap_puts_rank_one_on_top_and_files_on_top() -> None:
     assert axes.yaxis_inverted()  # row 0 (rank 1) drawn at the top
     assert image.norm.vmin == -image.norm.vmax == -43.0  # symmetric around 0
     cell_texts = [text.get_text() for text in axes.texts]
-    assert cell_texts[:2] == ["-20.00", "-19.00"] and len(cell_texts) == 64
+    assert cell_texts[:2] == ["-20", "-19"] and len(cell_texts) == 64  # whole numbers, without decimals
 
 
 def test_phase_heatmaps_side_by_side(tmp_path: Path) -> None:
@@ -420,14 +421,14 @@ def test_weights_heatmap_of_a_flat_table(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_plot_run_without_games_csv_by_config_says_why_in_one_line(tmp_path: Path) -> None:
+def test_plot_run_without_games_csv_by_config_skips_the_opponent_bars_without_a_warning(tmp_path: Path) -> None:
     run = write_run(tmp_path / "nogames", n_generations=5)
     (run / "games.csv").unlink()
     (run / "config.toml").write_text("[output]\ngames_csv = false\n", encoding="utf-8")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        paths = plot_run(run, out_dir=tmp_path / "out")
-    assert [str(w.message).count("\n") for w in caught] == [0]
-    assert "output.games_csv = false" in str(caught[0].message)
-    assert "opponent_bars.png" not in [path.name for path in paths]
-    assert "fitness.png" in [path.name for path in paths]
+    for figures in (None, ["opponent_bars", "fitness"]):  # the helper asks for its share by name
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            paths = plot_run(run, out_dir=tmp_path / "out", figures=figures)
+        assert caught == []  # the run's own config rules the figure out: not a warning
+        assert "opponent_bars.png" not in [path.name for path in paths]
+        assert "fitness.png" in [path.name for path in paths]

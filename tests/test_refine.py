@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ import pytest
 from engine import Player, play_match
 from ga.evolution import refine
 from ga.config import ConfigError, RefineConfig, config_from_dict
-from ga.evolution.run import evolve, resume
+from ga.evolution import stages
+from ga.evolution.run import evolve, planned_games, resume, stages_left
+from ga.evolution.stages import StagePlan
 from ga.evolution.genome import expand
 from ga.analysis.stats import MatchSummary
 from ga.weights import load_weights
@@ -184,6 +187,7 @@ def test_the_figures_name_the_centroid_the_run_kept(refined: Path, tmp_path: Pat
     def record_legend(*args: Any) -> Any:
         figure = refine_figure(*args)
         legends.extend(text.get_text() for text in figure.axes[0].get_legend().get_texts())
+        legends.extend(text.get_text() for text in figure.axes[0].texts)
         return figure
 
     monkeypatch.setattr(plots, "plot_weights", record_title)
@@ -194,7 +198,10 @@ def test_the_figures_name_the_centroid_the_run_kept(refined: Path, tmp_path: Pat
         legends.clear()
         plots.plot_run(run_dir, tmp_path / f"plots-{run_dir.name}", figures=["best_weights", "refine"])
         assert f"The refined table ({kept}): " in titles[0]
-        assert any(f"(the table kept: {kept})" in text for text in legends)
+        assert any(text.startswith(f"kept: {kept}, which no generation plays") for text in legends)
+        # Each line says what it is: the weighted mean of the candidates, the best candidate, its group scores.
+        assert legends[:3] == ["the candidates' mean panel score (weighted: opponents 1, restarts 1, random tables 2)",
+                               "the best candidate's panel score", "the best candidate's score vs opponents"]
 
 
 @pytest.mark.shows("refine.restarts")
@@ -232,6 +239,71 @@ def test_an_interrupted_refinement_resumes_to_the_same_files(refined: Path, tmp_
     assert len(refine_rows(run_dir)) == stop_at + 1
     assert resume(run_dir).finished
     assert_same_run(run_dir, refined)
+
+
+def test_a_stopped_refinement_says_how_many_generations_are_done_and_its_stages_left(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    seen: list[int] = []
+
+    def bar(stage: Any) -> Any:  # the GA, its restarts, then the refinement (stopped after its generation 1)
+        seen.append(stage.total)
+        stopper = SignalAfter(1 if len(seen) == 4 else -1, signal.SIGINT)
+        steps = iter(range(stage.total))
+        update = stopper.update
+        stopper.update = lambda record: update({"generation": next(steps)})  # type: ignore[method-assign]
+        return stopper
+
+    config = config_from_dict(tiny())
+    result = evolve(config, out=run_dir, progress=bar)
+    assert not result.finished and result.stopped_in == "refinement, 2 of 3 generations done"
+    games = stages.refine_generation_games(config.refine)
+    assert stages_left(config, run_dir, 3) == [StagePlan("refinement", stages.REFINEMENT, games)]
+    # A GA extended past its end starts every stage after it again (restarts too: they run to the new length).
+    longer = stages_left(config_from_dict(tiny() | {"experiment": tiny()["experiment"] | {"generations": 4}}),
+                         run_dir, 3)
+    assert [stage.label for stage in longer] == ["GA", "restart 1/2", "restart 2/2", "refinement"]
+    assert longer[-1].games == 3 * games
+
+
+def test_the_stages_of_a_new_run_and_what_a_game_of_each_costs() -> None:
+    data = tiny()
+    data["final"] = {"games": 2}
+    config = config_from_dict(data)
+    plan = stages_left(config, Path("/nonexistent/run"))
+    per_generation = 6 * 2  # 6 individuals, one opponent, 2 games
+    tournament = stages.tournament_games(config)
+    # 6 individuals, their mean and a champion of each of the 3 generations: a round robin, and the opponent.
+    assert tournament == 2 * (10 * 9 // 2 + 10 * 1)
+    assert plan == [
+        StagePlan("GA", stages.GENERATIONS, 3 * per_generation),
+        StagePlan("final tournament", stages.TOURNAMENT, tournament),
+        StagePlan("restart 1/2", stages.GENERATIONS, 3 * per_generation),
+        StagePlan("restart 1/2, final tournament", stages.TOURNAMENT, tournament),
+        StagePlan("restart 2/2", stages.GENERATIONS, 3 * per_generation),
+        StagePlan("restart 2/2, final tournament", stages.TOURNAMENT, tournament),
+        StagePlan("refinement", stages.REFINEMENT, 3 * 4 * 40 * 3),
+    ]
+    assert sum(stage.games for stage in plan) == sum(planned_games(config).values())
+    costs = stages.sample_costs(config)
+    assert set(costs) == {stages.GENERATIONS, stages.TOURNAMENT, stages.REFINEMENT}
+    assert all(0 < cost < 1 for cost in costs.values())
+
+
+def test_resuming_a_finished_refined_run_says_so_and_writes_nothing(refined: Path, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from ga.cli import main
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(refined, run_dir)
+    before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in run_dir.rglob("*") if path.is_file()}
+    assert main(["resume", str(run_dir)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == (f"'{run_dir}' is finished (3 of 3 generations done, and every stage after them): "
+                            f"nothing to resume, nothing written. To extend it: othello-ga resume {run_dir} "
+                            "--generations N, with N more than 3\n")
+    assert captured.err == ""  # no bar, no figures: nothing ran
+    after = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in run_dir.rglob("*") if path.is_file()}
+    assert after == before
 
 
 def refine_rows(run_dir: Path) -> list[list[str]]:

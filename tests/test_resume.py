@@ -208,14 +208,35 @@ def test_torn_rows_after_the_checkpoint_are_dropped(tmp_path: Path, uninterrupte
     assert_same_run(run_dir, uninterrupted)
 
 
-def test_resuming_a_finished_run_changes_no_result(tmp_path: Path) -> None:
+def test_resuming_a_finished_run_writes_nothing(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     evolve(config_from_dict(tiny(experiment={"generations": 4})), out=run_dir)
-    before = {name: (run_dir / name).read_bytes() for name in REPRODUCIBLE + ["generations.csv", "config.toml"]}
-    result = resume(run_dir)
-    assert result.finished and result.generations_done == 4 and result.stopped_in == ""  # it stopped nowhere
-    after = {name: (run_dir / name).read_bytes() for name in before}
-    assert after == before
+    before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in run_dir.rglob("*") if path.is_file()}
+    for generations in (None, 4):
+        result = resume(run_dir, generations=generations)
+        assert result.finished and result.already_finished and result.generations_done == 4
+        assert result.stopped_in == ""  # it stopped nowhere
+    after = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in run_dir.rglob("*") if path.is_file()}
+    assert after == before  # not a byte, not even the manifest or the lock file
+    extended = resume(run_dir, generations=5)  # asking for more is not "finished"
+    assert extended.finished and not extended.already_finished and extended.generations_done == 5
+
+
+def test_an_extension_s_wall_time_is_the_time_spent_running_not_the_gap(tmp_path: Path) -> None:
+    from ga.analysis.summary import summarize_run
+    from ga.evolution.run import job_seconds
+
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
+    first = manifest(run_dir)
+    first["started"] = "2026-01-01T00:00:00Z"  # the run stood finished for months before it was extended
+    (run_dir / "manifest.json").write_text(json.dumps(first))
+    resume(run_dir, generations=3)
+    extended = manifest(run_dir)
+    assert extended["resumes"] == 1 and extended["status"] == "finished"
+    (line,) = [line for line in summarize_run(run_dir).splitlines() if line.startswith("  wall time")]
+    assert "the rest" not in line and "h" not in line.split("wall time")[1]
+    assert extended["wall_s"] == pytest.approx(job_seconds(extended)) and extended["wall_s"] < 60
 
 
 def test_resume_refuses_what_is_not_a_resumable_run(tmp_path: Path) -> None:

@@ -182,9 +182,9 @@ def test_bench_endgame_rows_alone_and_a_given_ffo_file(tmp_path: Path) -> None:
     doctored.write_text(FFO.read_text().replace(",G8,+18,", ",G8,+16,", 1))
     result = CliRunner().invoke(cli, ["bench", "--quick", "--repeat", "1", "--only", "endgame", "--ffo", str(doctored)])
     assert result.exit_code == 0, result.output
-    names = [line.split("  ")[0] for line in result.output.splitlines()[1:]]
-    assert names == ["endgame, 24 positions at 12 empty", "endgame FFO #1-#19"]
-    assert result.output.splitlines()[-1].endswith("WRONG: #1")
+    rows = result.output.splitlines()[2:-1]  # between the header's load and column lines and the closing load
+    assert [line.split("  ")[0] for line in rows] == ["endgame, 24 positions at 12 empty", "endgame FFO #1-#19"]
+    assert rows[-1].endswith("WRONG: #1")
 
 
 def test_bench_names_ffo_positions_not_solved_as_published(tmp_path: Path) -> None:

@@ -280,7 +280,8 @@ def loop_ratio(results: list[Measurement]) -> str | None:
     if run is None or games is None or startup is None:
         return None
     ratio = run.median / (games.median + startup.median)
-    verdict = "" if run.target is None else f" (target {LOOP_TARGET:g}x: {'met' if ratio <= LOOP_TARGET else 'NOT met'})"
+    verdict = (" (not judged: a run this short is mostly its start and its figures)" if run.target is None else
+               f" (target {LOOP_TARGET:g}x: {'met' if ratio <= LOOP_TARGET else 'NOT met'})")
     return f"ratio whole run / (its games + start-up): {ratio:.2f}x{verdict}"
 
 
@@ -340,11 +341,12 @@ def run_benchmarks(quick: bool = False, repeat: int = 5, groups: Sequence[str] =
     return list(measure(quick, repeat, groups, ffo))
 
 
-HEADER = f"{'benchmark':40} {'median':>14} {'unit':9} {'target':>10}  ok   {'also':>16}"
+HEADER = f"{'benchmark':40} {'median':>14} {'unit':9} {'target':>10}  ok   {'spread':>6}  {'also':>16}"
 
 
 def row(m: Measurement) -> str:
-    """Returns the table row of one measurement."""
+    """Returns the table row of one measurement: its median, target and verdict, and the spread of its runs
+    (half their range, in percent of the median; blank for one run)."""
     if m.target is None:
         target = "-"
     elif m.lower_is_better:
@@ -353,11 +355,40 @@ def row(m: Measurement) -> str:
         target = f"{m.target:,.0f}"
     ok = {None: "", True: "yes", False: "NO"}[m.meets_target]
     value = f"{m.median:14.3f}" if m.lower_is_better else f"{m.median:14,.0f}"
-    return f"{m.name:40} {value} {m.unit:9} {target:>10}  {ok:3}  {m.detail:>16}".rstrip()
+    spread = f"±{spread_percent(m.runs):.0f}%" if len(m.runs) > 1 and m.median else ""
+    return f"{m.name:40} {value} {m.unit:9} {target:>10}  {ok:3}  {spread:>6}  {m.detail:>16}".rstrip()
 
 
-def ratios(results: list[Measurement]) -> list[str]:
-    """Returns the ratio lines: engine against naive Python, threads against one, the search against the plain one."""
+def spread_percent(runs: Sequence[float]) -> float:
+    """Returns half the range of repeated runs in percent of their median: how far one run may stray.
+
+    >>> spread_percent([90.0, 100.0, 110.0])
+    10.0
+    """
+    return 50.0 * (max(runs) - min(runs)) / statistics.median(runs)
+
+
+#: The load average (1 minute, per core) above which the machine counts as busy: another job had about
+#: half a core or more, and every figure, above all the threaded ones, is slowed by it.
+BUSY_LOAD_PER_CORE = 0.25
+
+
+def machine_load(load: float, cores: int) -> str:
+    """Returns the line that says how busy the machine was before the first row (bench's own work not yet in it).
+
+    >>> machine_load(0.12, 2)
+    'load average 0.12 on 2 cores before the first row: quiet'
+    """
+    if load <= BUSY_LOAD_PER_CORE * cores:
+        return f"load average {load:.2f} on {cores} cores before the first row: quiet"
+    return (f"load average {load:.2f} on {cores} cores before the first row: BUSY, other work takes cores from "
+            "these measurements: rates come out low, ratios of threads off, and no verdict below holds; run "
+            "bench on a quiet machine")
+
+
+def ratios(results: list[Measurement], judge: bool = True) -> list[str]:
+    """Returns the ratio lines: engine against naive Python, threads against one, the search against the plain one
+    (against its target only when ``judge``: --quick's few games tell nothing about it)."""
     lines = []
     by_name = {m.name: m for m in results}
     for engine_name, naive_name in (("random vs random", "naive Python: random vs random"),
@@ -367,7 +398,9 @@ def ratios(results: list[Measurement]) -> list[str]:
             lines.append(f"ratio engine / naive Python, {engine_name}: {ratio:,.0f}x")
     threaded = [m for m in results if m.name.startswith("generation, ")]
     if len(threaded) == 2:
-        lines.append(f"ratio {threaded[1].name} / {threaded[0].name}: {threaded[1].median / threaded[0].median:.2f}x")
+        threads = threaded[1].name.split()[1]
+        lines.append(f"ratio {threaded[1].name} / {threaded[0].name}: {threaded[1].median / threaded[0].median:.2f}x "
+                     f"(the same games; {threads}x if every thread had a core of its own)")
     for depth in SEARCH_GAMES:
         fast, plain = by_name.get(f"alphabeta:{depth}"), by_name.get(f"alphabeta:{depth} plain")
         if fast is None or plain is None:
@@ -377,14 +410,15 @@ def ratios(results: list[Measurement]) -> list[str]:
         ratio = statistics.median(pairs)
         spread = f", {len(pairs)} pairs {min(pairs):.2f}-{max(pairs):.2f}x" if len(pairs) > 1 else ""
         target = SEARCH_TARGETS.get(depth)
-        verdict = "" if target is None else f" (target {target:g}x: {'met' if ratio >= target else 'NOT met'})"
+        verdict = "" if target is None else (f" (target {target:g}x: {'met' if ratio >= target else 'NOT met'})"
+                                             if judge else f" (target {target:g}x: not judged at --quick's sizes)")
         lines.append(f"ratio alphabeta:{depth} / plain search, same games: {ratio:.2f}x{spread}{verdict}")
     alone = next((m for m in results if m.name == f"alphabeta:{FEATURE_DEPTH}, squares alone"), None)
     weighed = next((m for m in results if m.name.startswith(f"alphabeta:{FEATURE_DEPTH}, + ")), None)
     if alone is not None and weighed is not None:
         pairs = [f / t for f, t in zip(weighed.runs, alone.runs)]
         ratio = statistics.median(pairs)
-        verdict = "met" if ratio >= FEATURE_TARGET else "NOT met"
+        verdict = ("met" if ratio >= FEATURE_TARGET else "NOT met") if judge else "not judged at --quick's sizes"
         spread = f", {len(pairs)} pairs {min(pairs):.2f}-{max(pairs):.2f}x" if len(pairs) > 1 else ""
         lines.append(f"ratio squares {weighed.name.split(', ')[1]} / squares alone, alphabeta:{FEATURE_DEPTH} self-play: "
                      f"{ratio:.2f}x{spread} (target {FEATURE_TARGET:g}x: {verdict})")

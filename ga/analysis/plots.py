@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import os
+import textwrap
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,11 +35,13 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextToPath
 
+from ga.config import RefineConfig
 from ga.files import atomic_write
 from ga.analysis.stats import MatchSummary, wilson_interval
 from ga.rundir.layout import BEST, GA_BEST, GAMES, MEAN, REFINE_CSV, table_file
 from ga.rundir.reader import experiment_name, read_generations, read_table, run_settings, writes_games
-from ga.weights import FILE_NAMES, PHASE_NAMES, load_evaluation
+from engine.players import describe_spec
+from ga.weights import FILE_NAMES, PHASE_NAMES, load_evaluation, load_weights, reading_decimals, weight_text
 
 __all__ = [
     "DPI",
@@ -51,6 +54,7 @@ __all__ = [
     "draw_weights",
     "experiment_name",
     "opponent_columns",
+    "opponent_name",
     "opponent_summaries",
     "compare_figure",
     "plot_compare",
@@ -99,7 +103,7 @@ OPPONENT_NAMES = {"population": "the population (coevolution: 0.5 is expected)",
 _MARGINS: dict[str, dict[str, float]] = {
     "win_rate": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
     "win_rate_by_opponent": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
-    "opponent_bars": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
+    "opponent_bars": {"left": 0.7, "right": 0.2, "bottom": 0.85, "top": 0.1},  # opponents in words, wrapped
     # Fitness tick labels can be wider ("-0.25", "-100") than the fixed 0..1 of win rates.
     "fitness": {"left": 0.8, "right": 0.2, "bottom": 0.5, "top": 0.1, "gap": 0.15},
     "compare": {"left": 0.7, "right": 0.2, "bottom": 0.5, "top": 0.1},
@@ -120,8 +124,12 @@ _AXES_TITLE_SIZE = 12.0
 _WEIGHTS_TITLE_SIZE = 13.0
 _TITLE_PAD = 0.1  # inches between the figure's top edge and the title
 _COLORMAP = "RdBu"
+_CELL_DIGITS = 3  # significant digits of a heatmap's largest weight
 _TEXT_TO_PATH = TextToPath()
 _POINT_COLOUR = "0.65"
+_LEGEND_SIZE = 8.0
+_LEGEND_ENTRY_EXTRA = 0.75  # inches a legend entry takes besides its text: the line's handle and the padding
+_THIN_BAND = 0.006  # half-width of a win-rate band that a 2-point line covers at the figure's scale
 # The SVG and PDF backends stamp the current date into the file; drop it so that
 # re-plotting an unchanged run gives identical bytes.
 _METADATA: dict[str, dict[str, str | None]] = {
@@ -183,6 +191,16 @@ def opponent_columns(generations: pd.DataFrame) -> dict[str, str]:
     }
 
 
+def opponent_name(label: str) -> str:
+    """Returns an opponent's label (a player spec, or population, hall_of_fame, random_tables) in words."""
+    if label in OPPONENT_NAMES:
+        return OPPONENT_NAMES[label]
+    try:
+        return describe_spec(label)
+    except ValueError:  # a label written by a version that named opponents otherwise
+        return label
+
+
 def opponent_summaries(games: pd.DataFrame) -> list[MatchSummary]:
     """Returns one :class:`MatchSummary` per opponent from a ``games.csv`` frame, sorted by name."""
     return [
@@ -202,14 +220,19 @@ def run_label(run_dir: str | os.PathLike[str]) -> str:
 
 
 def draw_win_rate(axes: Axes, curve: pd.DataFrame, window: int) -> None:
-    """Draws per-generation points, the rolling mean and its Wilson band."""
+    """Draws per-generation points, the rolling mean and its Wilson band.
+
+    A band narrower than the line (a run of many games a generation) says its
+    width in the legend rather than vanish unexplained.
+    """
     axes.scatter(
         curve["generation"], curve["win_rate"], s=10, color=_POINT_COLOUR, label="per generation"
     )
-    axes.fill_between(
-        curve["generation"], curve["low"], curve["high"], alpha=0.25, color="tab:blue",
-        label="95% Wilson band (pooled)",
-    )
+    half = float(np.nanmedian(curve["high"] - curve["low"])) / 2 if len(curve) else 0.0
+    band = f"95% Wilson band (pooled over {window} gen)"
+    if half < _THIN_BAND:
+        band += f": ±{half:.3f}, thinner than the line"
+    axes.fill_between(curve["generation"], curve["low"], curve["high"], alpha=0.25, color="tab:blue", label=band)
     axes.plot(curve["generation"], curve["rolling"], color="tab:blue", lw=2,
               label=f"rolling mean ({window} gen)")
     _finish_rate_axes(axes)
@@ -221,12 +244,16 @@ def draw_weights(
     """Draws 8x8 heatmap(s) of 64 (or 128) weights on ``figure``; rank 1 is the top row.
 
     Colours diverge around 0 on a scale symmetric in the largest magnitude, so
-    equal colours mean equal weights across the two phases of a 128-weight table.
+    equal colours mean equal weights across the two phases of a 128-weight table;
+    ``scale`` widens it to share it with other tables. Each cell prints its
+    weight with the decimals that give the table's largest three significant
+    digits (two at most), never as "-0.00".
     """
     values = np.asarray(weights, dtype=np.float64).ravel()
     if values.size not in (64, 128):
         raise ValueError(f"expected 64 or 128 weights, got {values.size}")
     boards = values.reshape(-1, 8, 8)
+    decimals = min(reading_decimals(values, _CELL_DIGITS), 2)  # a cell holds about four characters
     largest = float(np.abs(values).max()) if np.isfinite(values).any() else 0.0
     if scale is not None:
         largest = max(largest, float(scale))  # a scale shared with other tables
@@ -249,7 +276,7 @@ def draw_weights(
                 value = board[rank, file]
                 # White text on the dark ends of the colour map, black elsewhere.
                 dark = largest > 0 and abs(value) > 0.6 * largest
-                axes.text(file, rank, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                axes.text(file, rank, weight_text(value, decimals), ha="center", va="center", fontsize=8,
                           color="white" if dark else "black")
     figure.colorbar(image, cax=colorbar_axes, label="weight")
     return grid
@@ -317,7 +344,9 @@ def plot_run(
     passed as a string); None draws them all. ``out_dir`` defaults to
     ``run_dir/plots``. A selected figure whose input file is missing
     (``games.csv``, ``best_weights.csv``, ``mean_weights.csv``) is skipped with a
-    warning (none for ``games.csv`` when the run's config turned it off).
+    warning; one the run's config rules out is not drawn: opponent_bars
+    without games.csv with no warning, refine without [refine] with one when
+    named in ``figures``.
     ``release=False`` leaves each figure's memory to the garbage collector rather
     than freeing it when saved (a few milliseconds each), for a process that
     exits once it has drawn.
@@ -342,6 +371,9 @@ def plot_run(
     settings = run_settings(run_dir)
     fitness = _section(settings, "fitness")
     kept = _kept_centroid(_section(settings, "refine"))
+    panel_weights = {group: float(value) for group in ("opponents", "restarts", "random_tables")
+                     if isinstance(value := _section(settings, "refine").get(
+                         f"weight_{group}", getattr(RefineConfig(), f"weight_{group}")), (int, float))}
     refine_path = run_dir / REFINE_CSV
     refine = read_table(run_dir, REFINE_CSV) if REFINE_FIGURE in selected and os.path.lexists(refine_path) else None
 
@@ -369,18 +401,16 @@ def plot_run(
                                  release=release))
         elif writes_games(run_dir):
             warnings.warn(f"{games_path} does not exist; skipping opponent_bars", stacklevel=2)
-        else:
-            warnings.warn("skipping opponent_bars: it counts every game, and this run's config turned games.csv "
-                          "off (output.games_csv = false); win_rate_by_opponent shows the same opponents",
-                          stacklevel=2)
+        # else the run's own config turned games.csv off: not a figure of this run, and not a warning (the
+        # commands say so once, ga.cli.outputs.figures_not_drawn)
 
     if "fitness" in selected:
         unit = "mean disc difference" if fitness.get("score") == "disc_diff" else "win rate, draw = 1/2"
         written.append(_save(_fitness_figure(generations, label, unit), out_dir / f"fitness.{fmt}",
                              release=release))
 
-    # One colour scale for the tables drawn together, so that equal colours are equal weights across them.
-    largest = max((float(np.abs(t).max()) for t in tables.values()), default=1.0) or 1.0
+    # Each table on a colour scale of its own (its two phases share it): a refined table, scaled to a largest
+    # weight of 1, on the GA's scale of 3 or more would be washed out.
     titles = {"best_weights": f"The refined table ({kept})" if refined else
               "The best table (the run's pick)",
               "mean_weights": "The population's mean table (the GA's last generation)",
@@ -395,10 +425,10 @@ def plot_run(
         features = evaluations[stem].weights_of(0)
         named = "".join(f", {name} {weight:.3g}" for name, weight in features.items())
         written += plot_weights(tables[stem], out_dir / f"{stem}.{fmt}", title=f"{titles[stem]}: {label}{named}",
-                                scale=largest, release=release)
+                                release=release)
 
     if refine is not None:
-        written.append(_save(_refine_figure(refine, label, kept), out_dir / f"{REFINE_FIGURE}.{fmt}",
+        written.append(_save(_refine_figure(refine, label, kept, panel_weights), out_dir / f"{REFINE_FIGURE}.{fmt}",
                              release=release))
     elif figures is not None and REFINE_FIGURE in selected:
         warnings.warn(f"{refine_path} does not exist (the run has no [refine]); skipping {REFINE_FIGURE}",
@@ -414,7 +444,8 @@ def plot_compare(
 ) -> list[Path]:
     """Overlays the rolling win rate (and its Wilson band) of several runs; returns ``[path]``.
 
-    Each curve is labelled "experiment name (dir name)". The format comes from
+    Each curve is labelled "experiment name (dir name)" and what its win rate
+    is against; every run is smoothed over one window. The format comes from
     ``fmt`` (the suffix is then replaced) or from the suffix of ``out_path``.
     ``curves`` are more, already made: (label, frame of ``x``, ``mean``,
     ``low``, ``high``), e.g. a study's configs over seeds.
@@ -433,22 +464,47 @@ def compare_figure(run_dirs: Sequence[str | os.PathLike[str]], fmt: str,
     if not run_dirs and not curves:
         raise ValueError("plot_compare needs at least one run directory")
     _check_format(fmt)
-    runs = [(run_label(run_dir), read_generations(run_dir)) for run_dir in run_dirs]
-    title = "Rolling win rate with pooled 95% Wilson bands" + (
-        " (a study's configs: mean over seeds, 95% t band)" if curves else "")
+    runs = [(run_label(run_dir), read_generations(run_dir), training_opponents(run_dir)) for run_dir in run_dirs]
+    # One window for every run (the shortest run's), so that no curve is smoother than another by its length.
+    window = min((rolling_window(len(generations)) for _, generations, _ in runs), default=1)
+    title = (f"Rolling win rate (mean of {window} generation{'s' * (window > 1)}) with pooled 95% Wilson bands"
+             if runs else
+             "Win rate") + (" (a study's configs: mean over seeds, 95% t band)" if curves else "")
     figure, (axes,) = _new_axes("compare", title)
     colours = _colours(len(runs) + len(curves))
-    for colour, (label, generations) in zip(colours, runs):
-        window = rolling_window(len(generations))
+    for colour, (label, generations, against) in zip(colours, runs):
         curve = rolling_win_rate(generations, window)
         axes.fill_between(curve["generation"], curve["low"], curve["high"], color=colour, alpha=0.15)
-        axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2,
-                  label=f"{label}, rolling {window} gen")
+        axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2, label=f"{label}, vs {against}")
     for colour, (label, made) in zip(colours[len(runs):], curves):
         axes.fill_between(made["x"], made["low"], made["high"], color=colour, alpha=0.15)
         axes.plot(made["x"], made["mean"], color=colour, lw=2, label=label)
+    kinds = {against for _, _, against in runs}
+    if len(kinds) > 1 or any(COEVOLUTION in kind for kind in kinds):
+        coevolving = any(COEVOLUTION in kind for kind in kinds)
+        axes.text(0.01, 0.02, "each curve is a win rate against its run's own training opponents: not one yardstick"
+                  + ("\n(against the population and earlier champions 0.5 is expected); " if coevolving else "\n")
+                  + "othello-ga evaluate scores tables against the same opponents",
+                  transform=axes.transAxes, fontsize=8, color="dimgrey")
     _finish_rate_axes(axes)
     return _image(figure, fmt)
+
+
+#: What a coevolving run's win rate is partly against (see :func:`training_opponents`).
+COEVOLUTION = "the population"
+
+
+def training_opponents(run_dir: str | os.PathLike[str]) -> str:
+    """Returns what a run's win rate is measured against, in a few words, from its config."""
+    fit = _section(run_settings(run_dir), "fitness")
+    parts = ["fixed opponents"] if fit.get("opponents", True) else []
+    if fit.get("coevolution"):
+        parts.append(COEVOLUTION)
+    if fit.get("hall_of_fame_games"):
+        parts.append("earlier champions")
+    if fit.get("random_table_games"):
+        parts.append("random tables")
+    return " and ".join([", ".join(parts[:-1]), parts[-1]]) if len(parts) > 1 else (parts or ["?"])[0]
 
 
 # ---------------------------------------------------------------- figures
@@ -481,7 +537,7 @@ def _by_opponent_figure(generations: pd.DataFrame, window: int, label: str) -> F
             continue
         # NaN marks generations where this style was not played; the mean skips them.
         rolling = rates.rolling(window, min_periods=1).mean()
-        axes.plot(ordered["generation"], rolling, color=colour, lw=2, label=OPPONENT_NAMES.get(opponent, opponent))
+        axes.plot(ordered["generation"], rolling, color=colour, lw=2, label=opponent_name(opponent))
         drawn += 1
     if not drawn:
         axes.text(0.5, 0.5, "no per-opponent win rates in generations.csv",
@@ -519,7 +575,10 @@ def _opponent_bars_figure(games: pd.DataFrame, label: str) -> Figure:
              edgecolor="black", linewidth=0.6)
     for position, summary in zip(positions, summaries):
         axes.text(position, 0.02, f"n={summary.games}", ha="center", va="bottom", fontsize=9)
-    axes.set_xticks(positions, labels=[summary.opponent for summary in summaries])
+    # Words, wrapped to the bar's width (a bar is 8 inches over the opponents, less the gaps).
+    wrap = max(8, int(70 / max(1, len(summaries))))
+    axes.set_xticks(positions, labels=[textwrap.fill(opponent_name(summary.opponent), wrap)
+                                       for summary in summaries], fontsize=8)
     axes.axhline(0.5, color="black", lw=0.8, ls="--")
     axes.set_ylim(0, 1)
     axes.set_xlabel("opponent")
@@ -559,25 +618,40 @@ def _fitness_figure(generations: pd.DataFrame, label: str, unit: str = "win rate
     return figure
 
 
-def _refine_figure(rows: pd.DataFrame, label: str, kept: str) -> Figure:
+def _refine_figure(rows: pd.DataFrame, label: str, kept: str, weights: dict[str, float] | None = None) -> Figure:
     """Returns the refinement's panel scores per CMA-ES generation above its step size; ``kept`` names the
-    centroid the run kept as its table."""
+    centroid the run kept as its table, ``weights`` the panel groups' weights (``refine.weight_*``).
+
+    A candidate's panel score is the weighted mean of its scores against the
+    groups, so the candidates' mean can sit above the best candidate's score
+    against a group of small weight: the legend says which line is which. The
+    table kept is a centroid, which no generation plays: the figure says so
+    rather than draw a line for it.
+    """
     figure, (score_axes, sigma_axes) = _new_axes(
         "refine", f"Refinement (CMA-ES on the panel): {label}", height_ratios=(2.0, 1.0))
     generation = rows["generation"]
-    score_axes.plot(generation, rows["score_mean"], lw=1.8, color="black", label="candidates' mean score")
-    for column, colour in (("best_opponents", "tab:blue"), ("best_restarts", "tab:orange"),
-                           ("best_random_tables", "tab:green")):
+    weights = weights or {}
+    groups = [("opponents", "tab:blue"), ("restarts", "tab:orange"), ("random_tables", "tab:green")]
+    shares = ", ".join(f"{group.replace('_', ' ')} {weights.get(group, 1.0):g}" for group, _ in groups
+                       if rows[f"best_{group}"].notna().any())
+    score_axes.plot(generation, rows["score_mean"], lw=1.8, color="black",
+                    label=f"the candidates' mean panel score (weighted: {shares})")
+    if "score_best" in rows.columns:
+        score_axes.plot(generation, rows["score_best"], lw=1.2, ls="--", color="black",
+                        label="the best candidate's panel score")
+    for group, colour in groups:
+        column = f"best_{group}"
         if rows[column].notna().any():
-            label_text = "best candidate vs " + column.removeprefix("best_").replace("_", " ")
-            score_axes.plot(generation, rows[column], lw=1.0, alpha=0.8, color=colour, label=label_text)
-    last = rows.iloc[-1]
-    score_axes.axhline(last["score_mean"], color="black", lw=0.8, ls="--",
-                       label=f"final generation's mean {last['score_mean']:.3f} (the table kept: {kept})")
+            score_axes.plot(generation, rows[column], lw=1.0, alpha=0.8, color=colour,
+                            label=f"the best candidate's score vs {group.replace('_', ' ')}")
+    score_axes.plot([], [], " ", label=f"kept: {kept}, which no generation plays (not scored here)")
     score_axes.set_ylabel("panel score (draw = 1/2)")
     score_axes.grid(alpha=0.3)
-    _headroom(score_axes, 0.35)  # the legend sits above the curves, never on them
-    score_axes.legend(loc="upper center", ncol=2, fontsize=8)
+    columns = _legend_columns(score_axes, 2)
+    legend_rows = -(-len(score_axes.get_legend_handles_labels()[1]) // columns)
+    _headroom(score_axes, 0.1 * legend_rows)  # the legend sits above the curves, never on them
+    score_axes.legend(loc="upper center", ncol=columns, fontsize=_LEGEND_SIZE)
     sigma_axes.plot(generation, rows["sigma"], color="tab:purple", lw=1.8)
     sigma_axes.set_ylabel("sigma")
     sigma_axes.set_xlabel("CMA-ES generation")
@@ -591,11 +665,19 @@ def _headroom(axes: Axes, share: float) -> None:
     axes.set_ylim(low, high + share * (high - low))
 
 
+def _legend_columns(axes: Axes, most: int) -> int:
+    """Returns as many legend columns as fit the axes' width, ``most`` at most: labels in words can be long."""
+    widest = max((_text_width(label, _LEGEND_SIZE) for label in axes.get_legend_handles_labels()[1]), default=0.0)
+    width = axes.get_position().width * axes.get_figure().get_figwidth()
+    return max(1, min(most, int(width // (widest + _LEGEND_ENTRY_EXTRA))))
+
+
 def _finish_rate_axes(axes: Axes, legend: bool = True) -> None:
-    """Labels a win-rate axes: 0..1, the 50% line, grid, and a legend above the data (never on it)."""
-    axes.axhline(0.5, color="black", lw=0.8, ls="--")
-    entries = len(axes.get_legend_handles_labels()[0]) if legend else 0
-    columns = 3 if entries > 4 else 2
+    """Labels a win-rate axes: 0..1, the 50% line (beneath the data: a curve at 0.5 must show), grid, and a
+    legend above the data (never on it)."""
+    axes.axhline(0.5, color="black", lw=0.8, ls="--", zorder=1.5)
+    entries = len(axes.get_legend_handles_labels()[1]) if legend else 0
+    columns = _legend_columns(axes, 3 if entries > 4 else 2)
     rows = -(-entries // columns)
     axes.set_ylim(0, 1.02 + 0.075 * rows)  # room above 1 for the legend's rows
     axes.set_yticks(np.linspace(0, 1, 6))
@@ -603,7 +685,7 @@ def _finish_rate_axes(axes: Axes, legend: bool = True) -> None:
     axes.set_ylabel("win rate")
     axes.grid(alpha=0.3)
     if legend and entries:
-        axes.legend(loc="upper center", ncol=columns, fontsize=8)
+        axes.legend(loc="upper center", ncol=columns, fontsize=_LEGEND_SIZE)
 
 
 # ---------------------------------------------------------------- output

@@ -180,8 +180,9 @@ def _progress(manifest: dict[str, Any], generations: pd.DataFrame | None) -> dic
 
 
 def _generations_done(progress: dict[str, Any]) -> str:
+    """Returns the GA's generations done, in the one meaning the progress bar and a stopped run's message use."""
     done, planned = progress.get("generations_done"), progress.get("generations_planned")
-    return _text(done) if planned is None else f"{_text(done)} of {planned}"
+    return f"{_text(done)} done" if planned is None else f"{_text(done)} of {planned} done"
 
 
 def _games_played(progress: dict[str, Any]) -> str:

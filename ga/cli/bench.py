@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -87,20 +88,26 @@ GROUP_CHOICES = ("engine", "search", "endgame", "loop")
 
 
 @click.command(cls=Command)
-@click.option("--quick", is_flag=True, help="Small sizes (seconds, for a smoke test).")
-@click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True, help="Runs per measurement.")
+@click.option("--quick", is_flag=True, help="Small sizes, a few seconds in all (a smoke test: no verdicts).")
+@click.option("--repeat", type=click.IntRange(min=1), default=None,
+              help="Runs per measurement [default: 5; with --quick, 5 but 1 whole run].")
 @click.option("--only", "groups", type=click.Choice(GROUP_CHOICES), multiple=True,
               help="Only these rows (repeat for several): engine (perft, games), search, endgame, loop.")
 @click.option("--ffo", "ffo", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help=f"The FFO endgame CSV of the endgame rows (default: {FFO_CSV} if it is there).")
-def bench(quick: bool, repeat: int, groups: tuple[str, ...], ffo: Path | None) -> None:
+def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: Path | None) -> None:
     """Measure the engine (perft, games per second, the alpha-beta search against the plain one, the exact
     endgame on generated and FFO positions) and the loop's cost (a whole seed2021.toml run against its games
     played in one batch plus start-up); medians."""
-    from ga.analysis.bench import HEADER, loop_overhead, measure, ratios, row
+    from ga.analysis.bench import HEADER, loop_overhead, machine_load, measure, ratios, row
+    from ga.games.executor import all_cores
 
     chosen = groups or GROUP_CHOICES
     ffo = ffo or _ffo_positions()
+    # A whole run starts a process and draws figures: at --quick's 20 generations, once is most of the time.
+    whole_runs = repeat or (1 if quick else 5)
+    repeat = repeat or 5
+    click.echo(machine_load(os.getloadavg()[0], all_cores()))
     click.echo(HEADER)
     results = []
     for measurement in measure(quick=quick, repeat=repeat, groups=chosen, ffo=ffo):  # each row when measured
@@ -117,8 +124,9 @@ def bench(quick: bool, repeat: int, groups: tuple[str, ...], ffo: Path | None) -
         generations = 20 if quick else 1000
         with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
             work = _loop_work(config_path, generations, Path(scratch))
-            for measurement in loop_overhead(config_path.stem, *work, repeat=repeat, judge=not quick):
+            for measurement in loop_overhead(config_path.stem, *work, repeat=whole_runs, judge=not quick):
                 click.echo(row(measurement))
                 results.append(measurement)
-    for line in ratios(results):
+    for line in ratios(results, judge=not quick):
         click.echo(line)
+    click.echo(f"load average {os.getloadavg()[0]:.2f} after the last row (bench itself keeps a core busy)")

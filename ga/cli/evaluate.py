@@ -6,6 +6,7 @@ import contextlib
 import csv
 import io
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import click
 
 from engine import build_player
 from ga.analysis.evaluation import (
-    MAX_GAMES, PROTOCOLS, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+    LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
 )
 from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, warn
@@ -24,7 +25,7 @@ from ga.games.executor import all_cores
 from ga.rundir.resolve import resolve_player, run_player
 from ga.weights import load_evaluation
 
-__all__ = ["CSV_COLUMNS", "evaluate"]
+__all__ = ["CSV_COLUMNS", "evaluate", "ladder_label"]
 
 #: Columns of ``evaluate --csv``, one row per opponent.
 CSV_COLUMNS = (
@@ -92,10 +93,11 @@ def evaluate(
             protocol=protocol, depths=chosen_depths, end=end,
         )
         if protocol == "ladder":
-            label = label.replace("wpc:1 with", "alphabeta:d with", 1).replace("wpc:1@", "alphabeta:d@", 1)
+            label = ladder_label(label)
         click.echo(f"player    {label}")
+        ladder_depths = f", depths {', '.join(map(str, chosen_depths or LADDER_DEPTHS))}" if protocol == "ladder" else ""
         click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else "")
-                   + (f", end {end}" if end else ""))
+                   + ladder_depths + (f", end {end}" if end else ""))
         click.echo(_format_table(summaries))
         if csv_output is not None:
             csv_output.write((_CSV_HEADER if csv_output.is_stdout else "") + _csv_rows(summaries, label, protocol,
@@ -122,6 +124,16 @@ def _warn_about_training(run_dir: Path | None, played: Sequence[str], protocol: 
             "(fitness.random_table_games or the [refine] panel); "
             "expected utility plays fresh tables of that distribution, not unseen kinds of opponent"
         )
+
+
+def ladder_label(label: str) -> str:
+    """Returns the label of the player the ladder plays: its table searched by ``alphabeta:d`` at each depth d,
+    whatever kind and depth the label names (``wpc:1@run/best_weights.csv`` -> ``alphabeta:d@run/best_weights.csv``).
+
+    >>> ladder_label("wpc:1@runs/a/best_weights.csv"), ladder_label("wpc:1 with lr06 (Lucas & Runarsson 2006)")
+    ('alphabeta:d@runs/a/best_weights.csv', 'alphabeta:d with lr06 (Lucas & Runarsson 2006)')
+    """
+    return re.sub(r"^[a-z_]+(?::\d+)?(?=@| with )", "alphabeta:d", label, count=1)
 
 
 def parse_depths(text: str) -> list[int]:

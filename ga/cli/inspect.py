@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from ga.analysis.summary import summarize_run
 from ga.cli.errors import Command
-from ga.cli.outputs import emit_warnings, note_if_live
+from ga.cli.outputs import emit_warnings, figures_not_drawn, note_if_live
 from ga.files import STDOUT, Output, check_stdout, write_output
 from ga.rundir.layout import PLOTS, check_no_links, check_run_dir
 from ga.rundir.reader import read_generations
@@ -43,12 +45,15 @@ def plot(run_dir: Path, fmt: str) -> None:
     emit_warnings(caught)
     for path in written:
         click.echo(str(path))
+    if figures_not_drawn(run):
+        click.echo(figures_not_drawn(run))
 
 
 @click.command(cls=Command)
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RUN_DIR...")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="Image file to write, exactly this path; - for standard output [default: results/compare.FORMAT].")
+              help="Image file to write, exactly this path; - for standard output [default: compare.FORMAT in the "
+                   "folder that holds the runs].")
 @click.option("--format", "fmt", type=click.Choice(PLOT_FORMATS), default=None,
               help="Image format [default: from the suffix of -o, else png].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
@@ -65,14 +70,21 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
         note_if_live(run)
     for run in runs:
         read_generations(run)
-    if output is None:
-        output = Path("results") / f"compare.{fmt or 'png'}"  # results/ holds what runs make (git-ignored)
-        output.parent.mkdir(exist_ok=True)
+    if output is None:  # beside the runs (results/, usually), wherever the command is run from
+        output = _common_folder(run_dirs) / f"compare.{fmt or 'png'}"
     fmt = _image_format(output, fmt)
     with Output(output, force=force) as target:  # checked before the figure is drawn
         target.write(compare_figure(runs, fmt, curves))
     if not target.is_stdout:
         click.echo(str(output))
+
+
+def _common_folder(run_dirs: Sequence[Path]) -> Path:
+    """Returns the folder that holds every run (their parent, for runs side by side), as the user wrote it."""
+    parents = [os.path.abspath(run_dir.parent) for run_dir in run_dirs]
+    common = Path(os.path.commonpath(parents))
+    given = run_dirs[0].parent
+    return given if os.path.abspath(given) == os.fspath(common) else common
 
 
 def _image_format(output: Path, fmt: str | None) -> str:

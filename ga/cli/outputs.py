@@ -11,8 +11,9 @@ from pathlib import Path
 
 from ga.cli.errors import warn
 from ga.rundir.lock import holder
+from ga.rundir.reader import writes_games
 
-__all__ = ["emit_warnings", "note_if_live"]
+__all__ = ["emit_warnings", "figures_not_drawn", "note_if_live"]
 
 
 def emit_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
@@ -20,6 +21,15 @@ def emit_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
     for warning in caught:
         if issubclass(warning.category, UserWarning):
             warn(str(warning.message))
+
+
+def figures_not_drawn(run_dir: Path) -> str:
+    """Returns the note on a run's figures that its own config rules out ("" if none): said once, on a line of its
+    own, as a fact about the run rather than a warning."""
+    if writes_games(run_dir):
+        return ""
+    return ("opponent_bars is not drawn for this run: its config turns games.csv off (output.games_csv = false); "
+            "win_rate_by_opponent shows the same opponents")
 
 
 def note_if_live(run_dir: Path | None) -> None:

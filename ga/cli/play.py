@@ -56,6 +56,8 @@ def play_human(
             say("Legal moves: " + " ".join(square_name(m) for m in moves))
             while True:
                 text = ask("Your move: ").strip()
+                if not text:  # an empty line (Enter alone) asks again, as a shell prompt does
+                    continue
                 if text.lower() in ("quit", "exit", "q"):
                     say("You quit.")
                     return board

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from ga.cli.errors import EXIT_INTERRUPTED, Command, one_line
-from ga.cli.outputs import emit_warnings
+from ga.cli.outputs import emit_warnings, figures_not_drawn
 from ga.cli.progress import Progress
 from ga.games.executor import WorkersLost
 from ga.rundir.layout import CHECKPOINT, PLOTS
@@ -32,7 +32,15 @@ def _plot_helper(plots: bool) -> Any:
 
 
 def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
+    if result.already_finished:
+        progress.finish()
+        done = result.generations_done
+        click.echo(f"'{result.run_dir}' is finished ({done:,} of {done:,} generations done, and every stage after "
+                   f"them): nothing to resume, nothing written. To extend it: othello-ga resume {result.run_dir} "
+                   f"--generations N, with N more than {done:,}")
+        return
     drawn = []
+    caught: list[warnings.WarningMessage] = []
     if plot_helper is not None and result.finished:
         with warnings.catch_warnings(record=True) as caught:  # one line each, as every command prints them
             warnings.simplefilter("always")
@@ -40,14 +48,17 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
                 drawn = plot_helper.draw(result.run_dir)
             except KeyboardInterrupt:  # the run's files are all saved: only its figures are missing
                 progress.finish()
+                emit_warnings(caught)
                 click.echo(f"stopped while drawing the figures; the run is finished and saved in {result.run_dir}; "
                            f"draw its figures with: othello-ga plot {result.run_dir}", err=True)
                 raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-        emit_warnings(caught)
     summary = progress.finish()
+    emit_warnings(caught)  # after the bar is closed: each on a line of its own
     if result.finished:
         plots = f"; figures in {result.run_dir / PLOTS}" if drawn else ""
         click.echo(f"finished {result.generations_done} generations in {summary}; results in {result.run_dir}{plots}")
+        if drawn and figures_not_drawn(result.run_dir):
+            click.echo(figures_not_drawn(result.run_dir))
     else:
         click.echo(
             f"stopped during {result.stopped_in} (checkpoint saved); "
@@ -122,14 +133,12 @@ def evolve(config: Path, seed: int | None, generations: int | None, workers: int
            dask_tls_key: Path | None, dask_timeout: float) -> None:
     """Run the experiment described by the TOML file CONFIG."""
     # The helper first: its imports take a core that this process's set-up leaves free.
-    with _plot_helper(plots) as plot_helper:
+    with _plot_helper(plots) as plot_helper, Progress(quiet) as progress:
         from ga.config import load_config, with_overrides
         from ga.evolution.run import evolve as evolve_run
-        from ga.evolution.run import planned_games
 
         _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
         loaded = with_overrides(load_config(config), seed=seed, generations=generations)
-        progress = Progress(quiet, sum(planned_games(loaded).values()))
         result = _run_on(lambda: evolve_run(loaded, out=out, workers=workers, dask=dask, progress=progress))
         _finish_run(result, plot_helper, progress)
 
@@ -148,11 +157,10 @@ def resume(run_dir: Path, generations: int | None, workers: int | None, quiet: b
     """Continue an interrupted run in RUN_DIR from its last checkpoint."""
     if local and dask is not None:
         raise click.UsageError("--local and --dask exclude each other")
-    with _plot_helper(plots) as plot_helper:  # first, as for evolve
+    with _plot_helper(plots) as plot_helper, Progress(quiet) as progress:  # the helper first, as for evolve
         from ga.evolution.run import resume as resume_run
 
         _configure_dask(dask_tls_ca, dask_tls_cert, dask_tls_key, dask_timeout)
-        progress = Progress(quiet)
         result = _run_on(lambda: resume_run(run_dir, generations=generations, workers=workers, dask=dask,
                                             local=local, progress=progress))
         _finish_run(result, plot_helper, progress)

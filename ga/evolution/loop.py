@@ -35,7 +35,7 @@ from ga.rundir.checkpoint import Checkpoint
 from ga.rundir.manifest import now_iso
 from ga.rundir.writer import RunWriter
 
-__all__ = ["GenerationLoop", "PendingSave", "ProgressFactory", "RunResult", "Stage", "StopRequest"]
+__all__ = ["GenerationLoop", "PendingSave", "ProgressFactory", "RunResult", "Stage", "StopRequest", "generations_done"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,10 @@ class Stage:
 
 
 #: Makes the progress bar of a stage: ``factory(stage)`` returns an object with
-#: ``update(record)`` (one per step: the step's games and figures) and ``close()``.
+#: ``update(record)`` (one per step: the step's games and figures) and ``close()``. A factory may also have
+#: ``begin(run_dir, stages, costs)``, which the run calls once, before its first stage, with the stages it has
+#: still to play (:class:`ga.evolution.stages.StagePlan`) and a callable that measures what a game of each kind
+#: of stage costs (:func:`ga.evolution.stages.sample_costs`: a fraction of a second of games).
 ProgressFactory = Callable[[Stage], Any]
 
 
@@ -110,6 +113,12 @@ class PendingSave:
         return done
 
 
+def generations_done(stage: str, done: int, total: int) -> str:
+    """Returns where a stage stands, in the one meaning every report uses: generations done (not the one in
+    progress), e.g. "GA, 19 of 300 generations done"."""
+    return f"{stage}, {done:,} of {total:,} generations done"
+
+
 @dataclass
 class RunResult:
     """What a run returns to the Python API."""
@@ -120,7 +129,8 @@ class RunResult:
     population: list[Any]
     finished: bool
     generations_done: int
-    stopped_in: str = ""  # where an unfinished run stopped, e.g. "restart 2/7, generation 4"
+    stopped_in: str = ""  # where an unfinished run stopped, e.g. "restart 2/7, 5 of 500 generations done"
+    already_finished: bool = False  # a resume found the run finished, and did nothing
 
     def logbook_frame(self) -> Any:
         """Returns the logbook as a pandas DataFrame."""
@@ -234,7 +244,7 @@ class GenerationLoop:
             self.manifest.update(status="interrupted")
         self.writer.write_manifest(self.manifest)
         return RunResult(self.run_dir, logbook, hall_of_fame, population, finished, done,
-                         "" if finished else f"{self.label}, generation {done - 1} of {total}")
+                         "" if finished else generations_done(self.label, done, total))
 
     def _plan(self, generation: int, size: int, champions: int) -> GamePlan:
         """Returns a generation's plan, made ahead while the previous generation played if it could be.

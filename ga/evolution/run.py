@@ -20,11 +20,14 @@ from ga.config import (
 )
 from ga.evolution import fitness, refine
 from ga.evolution.genome import genome_length, table_length
-from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest
+from ga.evolution.stages import (
+    REFINEMENT, StagePlan, refine_generation_games, sample_costs, stages_of_run, tournament_games,
+)
+from ga.evolution.loop import GenerationLoop, ProgressFactory, RunResult, StopRequest, generations_done
 from ga.files import size_text
 from ga.games import executor
 from ga.rundir.checkpoint import CHECKPOINT_FORMAT, Checkpoint, read_checkpoint
-from ga.rundir.lock import RunLock
+from ga.rundir.lock import RunLock, holder
 from ga.rundir.layout import (
     BEST, CHECKPOINT, GENERATIONS, MAX_COUNT, RESTARTS, RunDirError, check_no_links, check_run_dir, generation_columns,
     restart_dir, table_file,
@@ -33,7 +36,9 @@ from ga.rundir.manifest import new_manifest, now_iso, read_manifest
 from ga.rundir.reader import read_config, read_evaluation, read_records, read_refine_state
 from ga.rundir.writer import RunWriter, TableForm
 
-__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds", "memory_limit", "evolve", "resolve_workers", "resume", "run", "timestamped_dir"]
+__all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds",
+           "memory_limit", "evolve", "planned_games", "resolve_workers", "resume", "run", "stages_left",
+           "timestamped_dir"]
 
 
 def resolve_workers(config: Config) -> int:
@@ -100,6 +105,10 @@ def run(
                     owned = lock = RunLock(run_dir).acquire()
                 writer = RunWriter.create(run_dir, config, columns, manifest)
             started = True  # from here on a failure is the run's, not its input's: it is recorded
+            begin = getattr(progress, "begin", None)
+            if begin is not None and label == "GA":  # the whole job's stages, once, by the run that owns them
+                done = checkpoint.generation + 1 if checkpoint is not None else 0
+                begin(run_dir, stages_left(config, run_dir, done), lambda: sample_costs(config))
             try:
                 loop = GenerationLoop(config, run_dir, writer, manifest, game_map, stop, progress, label)
                 result = loop.run(checkpoint, records)
@@ -169,7 +178,7 @@ def _refine_stage(config: Config, run_dir: Path, result: RunResult, progress: Pr
         manifest.update(status="interrupted")
         writer.write_manifest(manifest)
         state = read_refine_state(run_dir) or {}
-        where = f"refinement, generation {state.get('generation', 0)} of {config.refine.generations}"
+        where = generations_done("refinement", state.get("generation", -1) + 1, config.refine.generations)
         return dataclasses.replace(result, finished=False, stopped_in=where)
     table, rows = refined
     writer.write_refined(table, ga_best)
@@ -202,28 +211,39 @@ def _restart(config: Config, path: Path, restart: int, count: int, progress: Pro
 
 def planned_games(config: Config) -> dict[str, int]:
     """Returns the games each stage of a run will play, from its config (elites aside: an upper bound)."""
-    ga = config.experiment.generations * fitness.games_per_generation(config) + _tournament_games(config)
+    ga = config.experiment.generations * fitness.games_per_generation(config) + tournament_games(config)
     refined = config.refine
     return {
         "GA": ga,
         "restarts": refined.restarts * ga if refined.generations else 0,
-        "refinement": refined.generations * _refine_generation_games(refined),
+        "refinement": refined.generations * refine_generation_games(refined),
     }
 
 
-def _tournament_games(config: Config) -> int:
-    """Returns the games of the final tournament, all planned at once (at most: equal candidates play once)."""
-    final = config.final.games
-    candidates = config.population.size + 1 + config.fitness.hall_of_fame_size
-    fixed = len({opponent.spec for opponent in config.fitness.opponents})
-    return final * (candidates * (candidates - 1) // 2 + candidates * fixed) if final else 0
-
-
-def _refine_generation_games(refined: RefineConfig) -> int:
-    """Returns the games of one refinement generation: each candidate plays ``games`` in each weighted group."""
-    groups = sum(1 for weight in (refined.weight_opponents, refined.weight_restarts, refined.weight_random_tables)
-                 if weight)
-    return refined.candidates * refined.games * groups
+def stages_left(config: Config, run_dir: Path, generations_done: int = 0) -> list[StagePlan]:
+    """Returns the stages a run of ``config`` in ``run_dir`` has still to play, its GA ``generations_done`` in:
+    the GA's generations and tournament, then (refined) each restart's and the refinement's, as far as their
+    files say they got. A resume at the GA's end plays its tournament again."""
+    total = config.experiment.generations
+    stages = stages_of_run(config, "GA", total - generations_done)
+    refined = config.refine
+    if not refined.generations:
+        return stages
+    for restart in range(1, refined.restarts + 1):
+        path = restart_dir(run_dir, restart)
+        done = 0
+        if os.path.lexists(path / CHECKPOINT):
+            manifest = read_manifest(path, missing_ok=True)
+            if manifest.get("status") == "finished" and manifest.get("generations_done") == total:
+                continue  # skipped, its tournament too (see _restart)
+            done = read_checkpoint(path).generation + 1
+        stages += stages_of_run(config, f"restart {restart}/{refined.restarts}", total - done)
+    state = read_refine_state(run_dir) if generations_done == total else None  # an extended GA starts it again
+    refined_done = state["generation"] + 1 if state else 0
+    if refined.generations > refined_done:
+        stages.append(StagePlan("refinement", REFINEMENT,
+                                (refined.generations - refined_done) * refine_generation_games(refined)))
+    return stages
 
 
 #: Memory a planned game holds while its generation is played: its plan, its result and its games.csv row
@@ -254,9 +274,9 @@ def check_plan(config: Config, memory: int) -> None:
     # The games planned at once, by stage: a generation (of the GA and of each restart), the final tournament
     # (the GA's and each restart's), a generation of the refinement.
     stages = [(largest, "a generation", sum(shares.values())), ("final.games", "the final tournament",
-              _tournament_games(config))]
+              tournament_games(config))]
     if config.refine.generations:
-        stages.append(("refine.games", "a refinement generation", _refine_generation_games(config.refine)))
+        stages.append(("refine.games", "a refinement generation", refine_generation_games(config.refine)))
     key, stage, games = max(stages, key=lambda entry: entry[2])
     population_bytes = 4 * size * genome_length(config.population.genome, len(config.population.features)) * 8  # the tables, their copies in breeding
     if population_bytes > memory // 2:
@@ -274,7 +294,7 @@ def check_plan(config: Config, memory: int) -> None:
             key = "refine.generations"
         elif planned["GA"] <= MAX_RUN_GAMES // 2:
             key = "refine.restarts"  # each restart plays the GA's games again
-        elif _tournament_games(config) > planned["GA"] // 2:
+        elif tournament_games(config) > planned["GA"] // 2:
             key = "final.games"
         else:
             key = "experiment.generations" if sum(shares.values()) * 1000 < planned["GA"] else largest
@@ -337,6 +357,25 @@ def _check_refinement_files(config: Config, run_dir: Path) -> None:
             check_checkpoint_fits(read_checkpoint(path), read_config(path), path)
         read_manifest(path, missing_ok=True)
     read_refine_state(run_dir)
+
+
+def _finished(path: Path, generations: int | None) -> RunResult | None:
+    """Returns the result of a resume that has nothing to do: the run finished every stage, and ``generations``
+    asks for no more; else None. Its files are read and checked as a resume reads them (a damaged one is named
+    as it would be then), without taking the lock, whose file would record this process."""
+    manifest = read_manifest(path, missing_ok=True)
+    if manifest.get("status") != "finished" or holder(path) is not None:
+        return None  # (a live writer extending it: the lock refuses the resume, naming it)
+    saved = read_config(path)
+    checkpoint = read_checkpoint(path)
+    check_checkpoint_fits(checkpoint, saved, path)
+    read_records(path, GENERATIONS, checkpoint.csv_bytes.get(GENERATIONS))
+    if saved.refine.generations:
+        _check_refinement_files(saved, path)
+    done = checkpoint.generation + 1
+    if done != saved.experiment.generations or generations not in (None, done):
+        return None
+    return RunResult(path, None, None, [], True, done, already_finished=True)
 
 
 # --- entry points ---------------------------------------------------------------------------
@@ -404,6 +443,9 @@ def resume(
     """
     path = check_run_dir(run_dir)
     check_no_links(path)
+    finished = _finished(path, generations)
+    if finished is not None:
+        return finished  # nothing to do, and nothing written (not even the lock's process id)
     with RunLock(path) as lock:
         # Every file the run will read back is read and checked before anything is written.
         saved = read_config(path)
