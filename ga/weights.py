@@ -949,6 +949,10 @@ def format_evaluation(
             document["features"] = {feature: [int(w) for w in ws] for feature, ws in document["features"].items()}
         return json.dumps(document, indent=2) + "\n"
     if fmt == "markdown":
+        if not round_:  # a table to read, as a table's markdown: squares and feature weights each on their scale
+            squares = [weight_text(v, reading_decimals(scaled.squares, READING_DIGITS)) for v in scaled.squares]
+            weights = [weight_text(v, reading_decimals(scaled.feature_weights, READING_DIGITS))
+                       for v in scaled.feature_weights]
         return _format_markdown_evaluation(scaled, squares, weights, source)
     if fmt == "c":
         largest = max(np.abs(scaled.vector()).max(initial=0.0), 1.0)

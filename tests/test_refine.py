@@ -473,3 +473,15 @@ def test_refine_depths_are_checked(player: str, depths: list[int], message: str)
 
 def test_a_one_ply_run_refines_at_one_ply() -> None:
     assert refine.refine_depths(config_from_dict(tiny())) == ()
+
+
+@pytest.mark.parametrize("genome", ["sym8", "phase"])
+def test_what_a_game_costs_is_sampled_with_the_features_an_evaluation_evolves(genome: str) -> None:
+    # The sample tables carry one column per feature (per phase): the engine refuses tables of squares alone.
+    data = tiny()
+    del data["refine"]  # the refinement plays tables of squares alone
+    data["final"] = {"games": 2}
+    data["population"] = data["population"] | {"genome": genome, "features": ["mobility", "parity"]}
+    costs = stages.sample_costs(config_from_dict(data))
+    assert set(costs) == {stages.GENERATIONS, stages.TOURNAMENT}
+    assert all(0 < cost < 1 for cost in costs.values())

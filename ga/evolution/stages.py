@@ -122,7 +122,8 @@ def per_game(play: Callable[[int], tuple[float, int]]) -> float:
 
 
 def _tables(config: Config, rows: int, rng: np.random.Generator) -> np.ndarray:
-    return rng.uniform(-1.0, 1.0, size=(rows, table_length(config.population.genome)))
+    width = table_length(config.population.genome, len(config.population.features))  # squares and features
+    return rng.uniform(-1.0, 1.0, size=(rows, width))
 
 
 def _timed(batch: executor.Batch) -> tuple[float, int]:
