@@ -141,3 +141,33 @@ def test_the_bar_says_where_the_results_go_shows_one_rate_and_ends_at_100(
     for screen in screens:
         assert len(re.findall(r"games/s|game/s", screen)) <= 1, screen  # one rate, the stage's
         assert "kgame" not in screen
+
+
+def test_a_stage_that_outlasts_its_estimate_never_steps_the_bar_back_nor_shows_100_before_the_end(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clock = [0.0]
+    with Progress(quiet=False, clock=lambda: clock[0]) as progress:
+        progress.begin(tmp_path / "run", [StagePlan("GA", GENERATIONS, 100), StagePlan("final tournament",
+                                                                                       TOURNAMENT, 1000)],
+                       lambda: {GENERATIONS: 1e-3, TOURNAMENT: 1e-3})
+        bar = progress(Stage("GA", 0, 1))
+        clock[0] = 1.0
+        bar.update({"games": 100, "generation": 0, "win_rate": 0.5, "best_fitness": 0.6})
+        bar.close()
+        shown = []
+        bar = progress(Stage("final tournament", 0, 2))
+        clock[0] = 2.0
+        bar.update({"games": 100})  # 900 games left at 1 s a hundred: 9 s
+        shown.append(progress.bar.n)
+        clock[0] = 30.0  # the countdown ran out long before this
+        progress._draw()
+        shown.append(progress.bar.n)
+        clock[0] = 31.0
+        bar.update({"games": 100})  # the report: 800 games still to play
+        shown.append(progress.bar.n)
+        bar.close()
+        progress.finish()
+    assert shown == sorted(shown) and max(shown) < 100
+    screens = [screen.strip() for screen in re.split(r"[\r\n]", capsys.readouterr().err) if screen.strip()]
+    assert screens[-1].startswith("final tournament") and " 100%|" in screens[-1] and screens[-1].endswith(", done")
+    assert not any(" 100%|" in screen for screen in screens[:-1])

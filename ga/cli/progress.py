@@ -131,6 +131,10 @@ class Estimate:
         return total
 
 
+#: The most the bar shows before the job has finished: its own 100% is kept for ``finish``.
+UNFINISHED = 99.0  # shown as 99%: the bar rounds its percentage
+
+
 class Progress:
     """A tqdm bar over a job's stages; ``progress(stage)`` starts a stage (see ga.evolution.loop.ProgressFactory).
 
@@ -252,7 +256,10 @@ class Progress:
             parts.append(self.figures)
         self.bar.set_postfix_str(", ".join(parts), refresh=False)
         if left is not None:
-            self.bar.n = 100.0 * elapsed / (elapsed + left) if elapsed + left > 0 else 100.0
+            # A stage that outlasts its estimate counts down to no time left before its next report says how
+            # much remains: the bar waits below 100% rather than reach it and step back (finish shows 100%).
+            share = 100.0 * elapsed / (elapsed + left) if elapsed + left > 0 else 100.0
+            self.bar.n = max(self.bar.n, min(share, UNFINISHED))
         self.bar.refresh()
 
     def _start_ticker(self) -> None:
