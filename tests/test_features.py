@@ -168,6 +168,29 @@ def test_both_sides_mobility_in_one_pass_is_the_move_counts(player: int, opponen
     assert _mobility(player, opponent) == popcount(moves(player, opponent)) - popcount(moves(opponent, player))
 
 
+@given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1), st.floats(-100, 100), st.floats(-100, 100))
+def test_the_avx2_path_gives_the_portable_paths_values_to_the_bit(player: int, opponent: int, mobility: float,
+                                                                    frontier: float) -> None:
+    from engine._features import _avx2_mobility, _mobility, _mobility_frontier_sums
+
+    opponent &= ~player
+    if _avx2_mobility(player, opponent) is None:
+        pytest.skip("this CPU has no AVX2: the portable path is the only one")
+    assert _avx2_mobility(player, opponent) == _mobility(player, opponent)
+    portable, avx2 = _mobility_frontier_sums(mobility, frontier, player, opponent)
+    assert avx2 == portable  # the same sums in the same order: a player's moves do not depend on the CPU
+
+
+def test_the_avx2_path_counts_moves_in_every_direction_on_real_positions() -> None:
+    from engine._features import _avx2_mobility
+
+    if _avx2_mobility(0, 0) is None:
+        pytest.skip("this CPU has no AVX2: the portable path is the only one")
+    for position in positions(30, 300):
+        for mover, other in ((position.player, position.opponent), (position.opponent, position.player)):
+            assert _avx2_mobility(mover, other) == ref.feature("mobility", mover, other), ref.to_text(position)
+
+
 def test_a_players_value_is_its_evaluation() -> None:
     rng = np.random.default_rng(3)
     for index, position in enumerate(positions(10, 200)[::3]):
