@@ -1149,12 +1149,44 @@ def run_process(argv: list[str], cwd: Path, **options: Any) -> subprocess.Comple
     return subprocess.run([sys.executable, "-m", "ga.cli", *argv], cwd=cwd, env=environment, timeout=120, **streams)
 
 
-def make_full_device(path: Path) -> None:
-    """Makes a device node like /dev/full (every write fails: no space) at ``path``, or skips the test."""
+def no_room_to_write() -> None:
+    """In a child process before it runs: every write that would grow a file fails (EFBIG, "File too large"), as
+    on a full disk, without a device node or a real full disk."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of the signal ending the process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+
+@contextlib.contextmanager
+def full_fifo(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Makes ``path`` a FIFO with a reader whose every write fails with "No space left on device", as a full
+    device would (the output policy opens non-regular files and writes into them at once)."""
+    import errno
+
+    import ga.files
+
+    os.mkfifo(path)
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    opened: list[int] = []
+    real_open_into, real_write = ga.files._open_into, os.write
+
+    def open_into(*args: Any) -> int:
+        opened.append(real_open_into(*args))
+        return opened[-1]
+
+    def write(fd: int, data: Any) -> int:
+        if fd in opened:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(ga.files, "_open_into", open_into)
+    monkeypatch.setattr(os, "write", write)
     try:
-        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
-    except PermissionError:
-        pytest.skip("making a device node needs privileges")
+        yield
+    finally:
+        os.close(reader)
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv", "c"])
@@ -1220,18 +1252,6 @@ def test_compare_writes_into_a_fifo_not_beside_it(finished_run: Path, tmp_path: 
     assert sorted(path.name for path in tmp_path.iterdir()) == ["node"]  # no node.png
 
 
-def test_compare_writes_into_a_device_not_beside_it(finished_run: Path, tmp_path: Path) -> None:
-    tried("cli")
-    node = tmp_path / "node"
-    try:
-        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
-    except PermissionError:
-        pytest.skip("making a device node needs privileges")
-    code, out, lines = run_cli(["compare", str(finished_run), "-o", str(node)])
-    assert code == 0 and out.strip() == str(node), lines
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["node"]  # no node.png
-
-
 def test_an_output_that_is_a_socket_is_named_as_one(tmp_path: Path) -> None:
     import socket
 
@@ -1249,19 +1269,18 @@ def test_an_output_that_is_a_socket_is_named_as_one(tmp_path: Path) -> None:
 def test_evaluate_checks_its_csv_output_before_playing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        target: str) -> None:
     path = tmp_path / "out.csv"
-    if target == "fifo":
-        os.mkfifo(path)  # nobody reads it
-        fragment = "is a FIFO that nobody reads"
-    else:
-        make_full_device(path)
-        fragment = "No space left on device"
 
     def never(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the games were played before the output was checked")
 
     monkeypatch.setattr(sys.modules["ga.cli.evaluate"], "evaluate_player", never)
-    assert_bad_input(["evaluate", "lr06", "--vs", "random", "--games", "1000", "--csv", str(path)], fragment,
-                     f"'{path}'")
+    argv = ["evaluate", "lr06", "--vs", "random", "--games", "1000", "--csv", str(path)]
+    if target == "fifo":
+        os.mkfifo(path)  # nobody reads it
+        assert_bad_input(argv, "is a FIFO that nobody reads", f"'{path}'")
+    else:
+        with full_fifo(path, monkeypatch):
+            assert_bad_input(argv, "No space left on device", f"'{path}'")
 
 
 def test_a_full_standard_output_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -1278,14 +1297,15 @@ def test_a_full_standard_output_is_named(monkeypatch: pytest.MonkeyPatch, capsys
     assert err == "othello-ga: error: cannot write to standard output: No space left on device\n", err
 
 
-def test_export_to_a_full_device_as_standard_output_is_named(tmp_path: Path) -> None:
+def test_export_to_a_full_disk_as_standard_output_is_named(tmp_path: Path) -> None:
     tried("cli")
-    make_full_device(tmp_path / "full")
     with open(tmp_path / "full", "wb") as full:
-        completed = run_process(["export", "lr06", "--format", "csv"], tmp_path, stdout=full)
+        completed = run_process(["export", "lr06", "--format", "csv"], tmp_path, stdout=full,
+                                preexec_fn=no_room_to_write)
     lines = completed.stderr.decode().splitlines()
     assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, lines
-    assert "cannot write to standard output: No space left on device" in lines[0]
+    assert "cannot write to standard output: File too large" in lines[0]
+    assert (tmp_path / "full").stat().st_size == 0
 
 
 @pytest.mark.parametrize(("command", "use"), [
@@ -1501,19 +1521,19 @@ def test_a_full_disk_during_a_run_names_the_file_and_how_to_continue(tmp_path: P
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("kind", ["fifo", "socket"])
 def test_a_table_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path: Path, kind: str) -> None:
-    # wpc:1@/dev/null or a FIFO as a table said "does not exist".
+    # A device or a FIFO as a table said "does not exist".
+    import socket
+
     table = tmp_path / "table.csv"
+    server = socket.socket(socket.AF_UNIX)
     if kind == "fifo":
         os.mkfifo(table)
         what = "is not a regular file (a FIFO)"
     else:
-        try:
-            os.mknod(table, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
-        except PermissionError:
-            pytest.skip("making a device node needs privileges")
-        what = "is not a regular file (a character device)"
+        server.bind(str(table))
+        what = "is not a regular file (a socket)"
     config = tmp_path / "exp.toml"
     config.write_text(cases.TINY_TOML.replace('opponents = ["random"]', f'opponents = ["wpc:1@{table}"]'))
     out = tmp_path / "run"
@@ -1521,6 +1541,7 @@ def test_a_table_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path: Pa
     assert_bad_input(["evaluate", f"wpc:1@{table}", "--vs", "random", "--games", "2"], what)
     assert_bad_input(["evaluate", str(table), "--vs", "random", "--games", "2"], what)
     assert_bad_input(["export", str(table), "--format", "csv"], what)
+    server.close()
 
 
 def test_a_run_directory_with_a_comma_in_its_path_is_played_as_itself(finished_run: Path, tmp_path: Path) -> None:
