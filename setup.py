@@ -12,14 +12,19 @@ compile_args = ["-O3"]
 if os.environ.get("OTHELLO_GA_NATIVE") == "1":
     compile_args.append("-march=native")
 
+# The players' module holds every player function twice (tables alone, and with a pattern network: fused
+# types): with gcc's default cap on the unit's growth by inlining it stopped inlining get_flips into the
+# table-only search, 1.3% more instructions there (callgrind). The cap is raised for that module alone.
+extra_args = {"_players": ["--param", "inline-unit-growth=400"]}
+
 extensions = [
     Extension(
         f"engine.{name}",
         [f"engine/{name}.pyx"],
         include_dirs=["engine"],
-        extra_compile_args=compile_args,
+        extra_compile_args=compile_args + extra_args.get(name, []),
     )
-    for name in ("_bitboard", "_stability", "_features", "_endgame", "_players")
+    for name in ("_bitboard", "_stability", "_features", "_patterns", "_endgame", "_players")
 ]
 
 setup(

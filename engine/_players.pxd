@@ -4,6 +4,7 @@ from libc.stdint cimport uint64_t
 
 from engine._endgame cimport Solver
 from engine._features cimport N_FEATURES
+from engine._patterns cimport PatternNet
 
 cdef enum PlayerKind:
     KIND_RANDOM = 0
@@ -32,6 +33,8 @@ cdef struct PlayerC:
     double rank_sums[2][8][256]  # rank_sums[t][r][b] = sum of weights of rank r under byte b
     unsigned char order[2][64]   # the squares by weight in table t, highest first: the search's move order
     uint64_t place_bits[2][8][256]  # alpha-beta players only: the places (1 << place) of rank r's squares in byte b
+    const PatternNet* patterns  # a pattern network weighed beside the squares and features, NULL for none
+    bint squares_off    # with patterns: every square and feature weight is 0, so only the network is summed
 
 cdef struct Entry:
     uint64_t P          # a position (side to move first); 0, 0 for an empty slot
@@ -41,10 +44,11 @@ cdef struct Entry:
     int depth           # the remaining depth these bounds are for
     int best            # the square of the best move found there, -1 for none
 
+# ``colour`` is the colour of the side to move (0 black, 1 white: a pattern network may read colours);
 # ``nodes`` counts the positions the alpha-beta players and the endgame search visit (play_game_c:
 # may be NULL); ``table`` (``mask + 1`` slots, or NULL) is an alpha-beta player's transposition
 # table; ``solver`` the endgame search of a player whose ``end`` is set (its table may be NULL).
-cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, int colour, Rng* rng,
                      uint64_t* nodes, Entry* table, uint64_t mask, Solver* solver) noexcept nogil
 cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
                      int* record, int* n_record, uint64_t* nodes) noexcept nogil

@@ -10,9 +10,10 @@ import math
 import numpy as np
 
 from engine.kinds import ALIASES, KINDS as _KIND_TABLE, canonical
+from engine.tables import TABLES as _TABLES
 
 from libc.math cimport INFINITY, fabs, nextafter
-from libc.stdint cimport uint64_t, int32_t, uint8_t
+from libc.stdint cimport int64_t, uint64_t, int32_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
@@ -23,6 +24,10 @@ from engine._features cimport (
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, all_flips, bit_count, first_bit, get_flips, get_moves, init_lines,
     mixed_pair_on_rank, rank_sums_difference, rank_sums_total,
+)
+from engine._patterns cimport (
+    MAX_GROUPS, PATTERN_PASS, Children, PatternFrame, PatternTables, child_sum, children_of, frame_after, frame_from_board,
+    frame_sum,
 )
 
 DEF PASS = 64
@@ -54,6 +59,8 @@ FEATURE_CODES = {"mobility": MOBILITY, "frontier": FRONTIER, "stability": STABIL
                  "corner_x": CORNER_X, "corner_c": CORNER_C}
 
 init_lines()
+# The square values a pattern network's search orders its moves by (add_patterns): the standard heuristic table.
+ORDER_TABLE = np.array(_TABLES["heuristic"], dtype=np.float64)
 
 
 # --- random numbers -------------------------------------------------------
@@ -120,6 +127,67 @@ cdef inline int table_of(const PlayerC* pc, uint64_t discs) noexcept nogil:
     return 1 if pc.n_tables == 2 and bit_count(discs) - 4 >= pc.phase_move else 0
 
 
+# --- pattern networks along the search ------------------------------------
+#
+# A player with a pattern network carries a frame (engine/_patterns.pxd) down its search: the index of
+# every group of squares for the node's position, and the colour to move, which a network may read. The
+# players' functions below are written once for both kinds of player, over the fused type Frame: with
+# NoPatterns (every player without a network) the frame is never read and each function compiles to what
+# it was before networks, so a table's search keeps its code and its speed; with PatternFrame the frame
+# follows the moves. A child's value comes from its parent's frame (child_sum): only the groups of the
+# squares a move changes are read.
+
+cdef struct NoPatterns:
+    int colour          # unused: a player without a network never reads colours
+
+ctypedef fused Frame:
+    NoPatterns
+    PatternFrame
+
+
+cdef inline double own_terms(const PlayerC* pc, uint64_t me, uint64_t them) noexcept nogil:
+    """Returns a network player's squares' and features' terms (0 when it weighs only its network)."""
+    return 0.0 if pc.squares_off else evaluate(pc, me, them)
+
+
+cdef inline double frame_value(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O) noexcept nogil:
+    """Returns :func:`evaluate` of (P, O) for its side to move, the network's term included (``frame``: P's)."""
+    if Frame is NoPatterns:
+        return evaluate(pc, P, O)
+    else:
+        return own_terms(pc, P, O) + pc.patterns.scale * frame_sum(pc.patterns, frame, frame.colour,
+                                                                  64 - bit_count(P | O))
+
+
+cdef inline void children_for(const PlayerC* pc, Frame* frame, int viewer, uint64_t discs,
+                              Children* children) noexcept nogil:
+    """Fills ``children`` for the values, for colour ``viewer``, of the children of the frame's position (with
+    ``discs`` on the board): once per parent, what :func:`child_value` reads for each child."""
+    if Frame is PatternFrame:
+        children_of(pc.patterns, frame, viewer, 63 - bit_count(discs), children)
+
+
+cdef inline double child_value(const PlayerC* pc, Frame* frame, const Children* children, uint64_t me,
+                               uint64_t them, int square, uint64_t flips) noexcept nogil:
+    """Returns :func:`evaluate` of the child (``me``: the discs of the viewer of ``children``, ``them`` the
+    others') that the frame's side to move reaches by ``square``, flipping ``flips``."""
+    if Frame is NoPatterns:
+        return evaluate(pc, me, them)
+    else:
+        return own_terms(pc, me, them) + pc.patterns.scale * child_sum(pc.patterns, children, square, flips)
+
+
+cdef inline Frame* child_frame(const PlayerC* pc, Frame* frame, Frame* space, int square,
+                               uint64_t flips) noexcept nogil:
+    """Returns the frame of the child the frame's side to move reaches by ``square`` (PASS: a pass), built
+    in ``space``."""
+    if Frame is NoPatterns:
+        return frame
+    else:
+        frame_after(pc.patterns, frame, space, square, flips)
+        return space
+
+
 cdef inline double move_gain(const PlayerC* pc, int table, int square, uint64_t flips) noexcept nogil:
     # A move changes the mover's score by the new disc plus twice each flipped
     # disc (it leaves the opponent's sum and joins the mover's).
@@ -145,17 +213,19 @@ cdef inline double all_moves_gain(const PlayerC* pc, int table, uint64_t P, uint
     return gain
 
 
-cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bint me_to_move,
+cdef double mean_value(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O, int plies, bint me_to_move,
                        double score) noexcept nogil:
     """Returns the mean weighted score ``plies`` plies ahead, both sides' moves averaged.
 
-    ``score`` is the weighted score of (P, O) for me. The look-ahead stops where
-    the side to move must pass, as in the blog.
+    ``score`` is the weighted score of (P, O) for me; ``frame`` is (P, O)'s.
+    The look-ahead stops where the side to move must pass, as in the blog.
     """
     cdef uint64_t moves, bit, flips
     cdef double total = 0.0, child
     cdef int count = 0, square, table = 0
     cdef bint same_table = True
+    cdef Children children
+    cdef Frame space
     if plies == 0:
         return score
     moves = get_moves(P, O)
@@ -165,11 +235,15 @@ cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bin
         # The children have one more disc: they may fall in the next phase.
         table = 1 if bit_count(P | O) + 1 - 4 >= pc.phase_move else 0
         same_table = table == table_of(pc, P | O)
-    # A child's score is the parent's plus its move's gain only for the squares alone: features are not sums.
+    # A child's score is the parent's plus its move's gain only for the squares alone: features are not sums,
+    # nor a network's groups.
     same_table = same_table and pc.n_features == 0
+    if Frame is PatternFrame:
+        same_table = False
     if plies == 1 and same_table:
         total = all_moves_gain(pc, table, P, O, moves) / bit_count(moves)
         return score + total if me_to_move else score - total
+    children_for(pc, frame, frame.colour if me_to_move else frame.colour ^ 1, P | O, &children)
     while moves:
         bit = moves & (<uint64_t>0 - moves)
         square = first_bit(bit)
@@ -178,11 +252,12 @@ cdef double mean_value(const PlayerC* pc, uint64_t P, uint64_t O, int plies, bin
             child = move_gain(pc, table, square, flips)
             child = score + child if me_to_move else score - child
         elif me_to_move:
-            child = evaluate(pc, P ^ flips ^ bit, O ^ flips)
+            child = child_value(pc, frame, &children, P ^ flips ^ bit, O ^ flips, square, flips)
         else:
-            child = evaluate(pc, O ^ flips, P ^ flips ^ bit)
+            child = child_value(pc, frame, &children, O ^ flips, P ^ flips ^ bit, square, flips)
         if plies > 1:  # the last ply needs no call: its value is the child's score
-            child = mean_value(pc, O ^ flips, P ^ flips ^ bit, plies - 1, not me_to_move, child)
+            child = mean_value(pc, child_frame(pc, frame, &space, square, flips), O ^ flips, P ^ flips ^ bit,
+                               plies - 1, not me_to_move, child)
         total += child
         count += 1
         moves ^= bit
@@ -208,27 +283,35 @@ cdef double mean_mobility(uint64_t P, uint64_t O, bint mover_is_target, int turn
     return total / count
 
 
-cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double alpha, double beta,
+cdef double negamax(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O, int depth, double alpha, double beta,
                     uint64_t* nodes) noexcept nogil:
     """Returns the alpha-beta value of (P, O) for the side to move: plain fail-hard negamax.
 
     The oracle of :func:`search` (the hidden kind ``alphabeta_plain`` plays it):
     no ordering, every leaf summed from scratch, children in square order.
+    Only ``frame``'s colour is read: a network's indices are found anew at
+    each leaf, never updated along the way.
     """
     cdef uint64_t moves, bit, flips
     cdef double value
+    cdef Frame child
     nodes[0] += 1
     moves = get_moves(P, O)
     if moves == 0 and get_moves(O, P) == 0:
         return (bit_count(P) - bit_count(O)) * WIN_SCALE
     if depth == 0:
-        return evaluate(pc, P, O)
+        if Frame is PatternFrame:
+            frame_from_board(pc.patterns, &child, P, O, frame.colour, NULL)
+            return frame_value(pc, &child, P, O)
+        else:
+            return evaluate(pc, P, O)
+    child.colour = frame.colour ^ 1
     if moves == 0:
-        return -negamax(pc, O, P, depth, -beta, -alpha, nodes)  # a pass uses no depth
+        return -negamax(pc, &child, O, P, depth, -beta, -alpha, nodes)  # a pass uses no depth
     while moves:
         bit = moves & (<uint64_t>0 - moves)
         flips = get_flips(first_bit(bit), P, O)
-        value = -negamax(pc, O ^ flips, P ^ flips ^ bit, depth - 1, -beta, -alpha, nodes)
+        value = -negamax(pc, &child, O ^ flips, P ^ flips ^ bit, depth - 1, -beta, -alpha, nodes)
         if value >= beta:
             return beta
         if value > alpha:
@@ -238,12 +321,15 @@ cdef double negamax(const PlayerC* pc, uint64_t P, uint64_t O, int depth, double
 
 
 
-cdef inline double leaf_value(const PlayerC* pc, uint64_t P, uint64_t O) noexcept nogil:
-    """Returns the value of (P, O) for the side to move at depth 0: the game's result if it is over, else the table."""
+cdef inline double leaf_value(const PlayerC* pc, Frame* frame, const Children* children, uint64_t P, uint64_t O,
+                              int square, uint64_t flips) noexcept nogil:
+    """Returns the value of (P, O) for the side to move at depth 0: the game's result if it is over, else the
+    evaluation. (P, O) is the child the frame's side to move reaches by ``square`` (flipping ``flips``);
+    ``children`` is :func:`children_for` P's colour."""
     # Most leaves show a move for someone in a few shifts; only the rest pay for full move generation.
     if not mixed_pair_on_rank(P, O) and get_moves(P, O) == 0 and get_moves(O, P) == 0:
         return (bit_count(P) - bit_count(O)) * WIN_SCALE
-    return evaluate(pc, P, O)
+    return child_value(pc, frame, children, P, O, square, flips)
 
 
 cdef inline double above(double value) noexcept nogil:
@@ -309,21 +395,24 @@ cdef int best_gain_move(const PlayerC* pc, int table, uint64_t P, uint64_t O, ui
     return choice
 
 
-cdef int best_child_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves) noexcept nogil:
+cdef int best_child_move(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O, uint64_t moves) noexcept nogil:
     """Returns the move of ``moves`` whose child the whole evaluation likes best for P (the first such in square order).
 
-    :func:`best_gain_move` for a player with features: a move's gain on the
-    squares says little of its mobility or frontier, so each child is evaluated.
+    :func:`best_gain_move` for a player with features or a network: a move's
+    gain on the squares says little of its mobility or frontier, so each child
+    is evaluated.
     """
     cdef int square, choice = -1
     cdef uint64_t flips, bit
     cdef double value, top = -INFINITY
+    cdef Children children
+    children_for(pc, frame, frame.colour ^ 1, P | O, &children)
     while moves:
         square = first_bit(moves)
         bit = moves & (<uint64_t>0 - moves)
         moves ^= bit
         flips = get_flips(square, P, O)
-        value = -evaluate(pc, O ^ flips, P ^ flips ^ bit)
+        value = -child_value(pc, frame, &children, O ^ flips, P ^ flips ^ bit, square, flips)
         if value > top:
             top = value
             choice = square
@@ -343,7 +432,8 @@ cdef inline Entry* slot(const Search* s, uint64_t P, uint64_t O) noexcept nogil:
     return &s.table[(h ^ (h >> 29)) & s.mask]
 
 
-cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double alpha, double beta) noexcept nogil:
+cdef double search(const Search* s, Frame* frame, uint64_t P, uint64_t O, int depth, double alpha,
+                   double beta) noexcept nogil:
     """Returns the alpha-beta value of (P, O) for the side to move (fail-soft).
 
     The value is exact when it lies strictly between ``alpha`` and ``beta``;
@@ -358,7 +448,12 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     the children of a node at depth 2, last-ply nodes a null window would
     not spare), the last ply values its leaves without a call, and the table
     returns the bounds it holds for a position at the same remaining depth
-    (values depend on the depth, so never another's).
+    (values depend on the depth, so never another's). ``frame`` is (P, O)'s.
+
+    A network that reads colours ("negate") values a position by its colour
+    to move, while the table's key is the side-relative (P, O): the same key
+    with the other colour to move would need every disc's colour swapped
+    within one game, which no game reaches.
     """
     cdef const PlayerC* pc = s.pc
     cdef uint64_t moves, bit, flips
@@ -368,8 +463,13 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     cdef uint64_t tP, tO, places = 0
     cdef Entry* entry = NULL
     cdef uint64_t tried = 0
+    cdef Children children
+    cdef Frame space
+    cdef Frame* child
     s.nodes[0] += 1
     if depth == 1:
+        # The leaves' network sum before the moves: each leaf adds its move's gain to it.
+        children_for(pc, frame, frame.colour ^ 1, P | O, &children)
         # The last ply's killer first, before the moves are generated: on an empty square a move is legal
         # when it flips, and a leaf at beta or above settles the node without them.
         square = s.killers[1]
@@ -378,7 +478,7 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             if flips:
                 tried = (<uint64_t>1) << square
                 s.nodes[0] += 1
-                best = -leaf_value(pc, O ^ flips, P ^ flips ^ tried)
+                best = -leaf_value(pc, frame, &children, O ^ flips, P ^ flips ^ tried, square, flips)
                 if best >= beta:
                     return best
     moves = get_moves(P, O)
@@ -386,10 +486,11 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
         if get_moves(O, P) == 0:
             return (bit_count(P) - bit_count(O)) * WIN_SCALE
         if depth == 0:
-            return evaluate(pc, P, O)
-        return -search(s, O, P, depth, -beta, -alpha)  # a pass uses no depth
+            return frame_value(pc, frame, P, O)
+        # A pass uses no depth.
+        return -search(s, child_frame(pc, frame, &space, PATTERN_PASS, 0), O, P, depth, -beta, -alpha)
     if depth == 0:
-        return evaluate(pc, P, O)
+        return frame_value(pc, frame, P, O)
     if depth == 1:
         # The last ply: each child is a leaf, valued without a call; the first one at beta or above settles
         # it, so the move that last did so here was tried first (above).
@@ -402,7 +503,7 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
             bit = (<uint64_t>1) << square
             flips = get_flips(square, P, O)
             s.nodes[0] += 1
-            value = -leaf_value(pc, O ^ flips, P ^ flips ^ bit)
+            value = -leaf_value(pc, frame, &children, O ^ flips, P ^ flips ^ bit, square, flips)
             # best stays below beta until the end, so a value at beta is a new best: the rarely taken
             # test first, then the maximum without a branch (which of two leaves is larger is a coin toss).
             if value >= beta:
@@ -430,7 +531,10 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
         # No move from the table where a good first move pays most: a node with a subtree deep enough to
         # repay a pass over its moves, or one whose value must be exact (an open window). There the move
         # a one-ply look likes best goes first (fewer positions than the killer or the weight order first).
-        hint = best_child_move(pc, P, O, moves) if pc.n_features else best_gain_move(pc, table, P, O, moves)
+        if Frame is PatternFrame:
+            hint = best_child_move(pc, frame, P, O, moves)
+        else:
+            hint = best_child_move(pc, frame, P, O, moves) if pc.n_features else best_gain_move(pc, table, P, O, moves)
     i = -2
     while moves:
         if i == -2:
@@ -452,18 +556,19 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
         flips = get_flips(square, P, O)
         tP = O ^ flips
         tO = P ^ flips ^ bit
+        child = child_frame(pc, frame, &space, square, flips)
         if first or depth == 2:
             # The first move, whole. So is every move of a node whose children are last-ply nodes: a last-ply
             # node cuts at its beta alone, the same under a null window, and one that does not cut has valued
             # every leaf, so its value is exact (but after a pass) and a second search would repeat them.
             first = False
-            value = -search(s, tP, tO, depth - 1, -beta, -alpha)
+            value = -search(s, child, tP, tO, depth - 1, -beta, -alpha)
         else:
             # Does this move beat alpha? A null window answers; only a yes is searched again, from the bound
             # the answer proved (the value is at least that: a search failing low there returns it exactly).
-            value = -search(s, tP, tO, depth - 1, -above(alpha), -alpha)
+            value = -search(s, child, tP, tO, depth - 1, -above(alpha), -alpha)
             if alpha < value < beta:
-                value = -search(s, tP, tO, depth - 1, -beta, -value)
+                value = -search(s, child, tP, tO, depth - 1, -beta, -value)
         # best never passes alpha, nor alpha beta: a value at beta cuts off; any other updates the two
         # without a branch (whether a child beats the others is hard for the CPU to foresee).
         if value >= beta:
@@ -489,16 +594,25 @@ cdef double search(const Search* s, uint64_t P, uint64_t O, int depth, double al
     return best
 
 
-cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square, uint64_t* nodes) noexcept nogil:
+cdef double move_score(const PlayerC* pc, Frame* frame, const Children* children, uint64_t P, uint64_t O,
+                       int square, uint64_t* nodes) noexcept nogil:
     """Returns the score of ``square`` for the side to move; higher is better.
 
-    For nleast the score is the negated mobility so that every kind maximises.
+    ``frame`` is (P, O)'s, ``children`` :func:`children_for` its side to
+    move. For nleast the score is the negated mobility so that every kind
+    maximises.
     """
     cdef uint64_t bit = (<uint64_t>1) << square
     cdef uint64_t flips = get_flips(square, P, O)
     cdef uint64_t mine = P ^ flips ^ bit, theirs = O ^ flips
+    cdef double score
+    cdef Frame space
     if pc.kind == KIND_WPC:
-        return mean_value(pc, theirs, mine, pc.depth - 1, False, evaluate(pc, mine, theirs))
+        score = child_value(pc, frame, children, mine, theirs, square, flips)
+        if pc.depth == 1:
+            return score
+        return mean_value(pc, child_frame(pc, frame, &space, square, flips), theirs, mine, pc.depth - 1, False,
+                          score)
     if pc.kind == KIND_NLEAST:
         return -mean_mobility(theirs, mine, True, pc.depth)
     if pc.kind == KIND_NMOST:
@@ -511,10 +625,12 @@ cdef double move_score(const PlayerC* pc, uint64_t P, uint64_t O, int square, ui
         for i in range(MAX_DEPTH + 1):
             killers[i] = -1
         context.pc, context.table, context.mask, context.nodes, context.killers = pc, NULL, 0, nodes, killers
-        return -search(&context, theirs, mine, pc.depth - 1, -INFINITY, INFINITY)
+        return -search(&context, child_frame(pc, frame, &space, square, flips), theirs, mine, pc.depth - 1,
+                       -INFINITY, INFINITY)
     if pc.kind == KIND_ALPHABETA_PLAIN:
         # Full window at the root: exact values, so that ties are real ties.
-        return -negamax(pc, theirs, mine, pc.depth - 1, -INFINITY, INFINITY, nodes)
+        space.colour = frame.colour ^ 1
+        return -negamax(pc, &space, theirs, mine, pc.depth - 1, -INFINITY, INFINITY, nodes)
     return 0.0
 
 
@@ -536,7 +652,7 @@ cdef inline bint likely_above(const Search* s, uint64_t P, uint64_t O, double fl
     return False
 
 
-cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil:
+cdef int search_root(const Search* s, Frame* frame, uint64_t P, uint64_t O, uint64_t moves, Rng* rng) noexcept nogil:
     """Returns the move :func:`choose_move` picks for an alpha-beta player, searching no more than it must.
 
     The moves are taken in square order and the ties drawn exactly as for the
@@ -553,6 +669,11 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
     cdef uint64_t bit, flips, tP, tO
     cdef int square, choice = PASS, ties = 0, depth = s.pc.depth - 1
     cdef double score, tolerance, best = -INFINITY, floor, one_ply, best_one_ply = 0.0
+    cdef Children children
+    cdef Frame space
+    cdef Frame* child
+    if depth > 1:
+        children_for(s.pc, frame, frame.colour ^ 1, P | O, &children)
     while moves:
         square = first_bit(moves)
         bit = moves & (<uint64_t>0 - moves)
@@ -560,11 +681,12 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
         flips = get_flips(square, P, O)
         tP = O ^ flips
         tO = P ^ flips ^ bit
+        child = child_frame(s.pc, frame, &space, square, flips)
         # The move's score one ply deep, a guess at which moves are new bests; a leaf or a last-ply node
         # needs no guess (below).
-        one_ply = -evaluate(s.pc, tP, tO) if depth > 1 else 0.0
+        one_ply = -child_value(s.pc, frame, &children, tP, tO, square, flips) if depth > 1 else 0.0
         if ties == 0:
-            score = -search(s, tP, tO, depth, -INFINITY, INFINITY)
+            score = -search(s, child, tP, tO, depth, -INFINITY, INFINITY)
             best = score
             best_one_ply = one_ply
             choice = square
@@ -576,15 +698,15 @@ cdef int search_root(const Search* s, uint64_t P, uint64_t O, uint64_t moves, Rn
             # Likely a new best, whose exact value is needed: searched for it at once. A move below the
             # floor after all fails low here, at about the cost of the null window it skipped. A leaf or a
             # last-ply node costs the same under either window (see search), so it never takes two.
-            score = -search(s, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
+            score = -search(s, child, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
             if score < floor:
                 continue
         else:
             # Below the floor the move is neither a tie nor a new best: no need to know by how much.
-            score = -search(s, tP, tO, depth, -floor, -nextafter(floor, -INFINITY))
+            score = -search(s, child, tP, tO, depth, -floor, -nextafter(floor, -INFINITY))
             if score < floor:
                 continue
-            score = -search(s, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
+            score = -search(s, child, tP, tO, depth, -INFINITY, -nextafter(floor, -INFINITY))
         if score > best + tolerance:
             best = score
             best_one_ply = one_ply
@@ -618,9 +740,9 @@ cdef int endgame_move(Solver* solver, uint64_t P, uint64_t O, uint64_t moves, Rn
     return choice
 
 
-cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
+cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, int colour, Rng* rng,
                      uint64_t* nodes, Entry* table, uint64_t mask, Solver* solver) noexcept nogil:
-    """Returns the square the player picks among ``moves`` (P's legal moves), PASS if none.
+    """Returns the square the player picks among ``moves`` (P's legal moves, P of ``colour``), PASS if none.
 
     ``nodes`` counts the positions an alpha-beta player and the endgame
     search visit; ``table`` (``mask + 1`` slots, or NULL) is an alpha-beta
@@ -628,28 +750,43 @@ cdef int choose_move(const PlayerC* pc, uint64_t P, uint64_t O, uint64_t moves, 
     whose ``end`` is set. A random move by ``eps`` comes first, then the
     exact endgame where it applies, then the player's own kind.
     """
-    cdef Search context
-    cdef int killers[MAX_DEPTH + 1]
-    cdef int i
-    cdef uint64_t rest
-    cdef int square, choice = PASS, ties = 0
-    cdef double score, tolerance, best = -INFINITY
+    cdef NoPatterns none
+    cdef PatternFrame frame
+    cdef int32_t changes[MAX_GROUPS]
     if moves == 0:
         return PASS
     if pc.kind == KIND_RANDOM or (pc.eps > 0.0 and rng_uniform(rng) < pc.eps):
         return nth_bit(moves, rng_below(rng, bit_count(moves)))
     if pc.end and 64 - bit_count(P | O) <= pc.end:
         return endgame_move(solver, P, O, moves, rng, nodes)
+    if pc.patterns != NULL:
+        frame_from_board(pc.patterns, &frame, P, O, colour, changes)
+        return choose_by_kind(pc, &frame, P, O, moves, rng, nodes, table, mask)
+    none.colour = colour
+    return choose_by_kind(pc, &none, P, O, moves, rng, nodes, table, mask)
+
+
+cdef int choose_by_kind(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O, uint64_t moves, Rng* rng,
+                        uint64_t* nodes, Entry* table, uint64_t mask) noexcept nogil:
+    """Returns :func:`choose_move`'s square by the player's own kind; ``frame`` is (P, O)'s."""
+    cdef Search context
+    cdef int killers[MAX_DEPTH + 1]
+    cdef int i
+    cdef uint64_t rest
+    cdef int square, choice = PASS, ties = 0
+    cdef double score, tolerance, best = -INFINITY
+    cdef Children children
     if pc.kind == KIND_ALPHABETA:
         for i in range(MAX_DEPTH + 1):
             killers[i] = -1
         context.pc, context.table, context.mask, context.nodes, context.killers = pc, table, mask, nodes, killers
-        return search_root(&context, P, O, moves, rng)
+        return search_root(&context, frame, P, O, moves, rng)
+    children_for(pc, frame, frame.colour, P | O, &children)
     rest = moves
     while rest:
         square = first_bit(rest)
         rest &= rest - 1
-        score = move_score(pc, P, O, square, nodes)
+        score = move_score(pc, frame, &children, P, O, square, nodes)
         # Scores within rounding of each other are ties: decimal tables make
         # mathematically equal sums differ in the last bits.
         tolerance = TIE_TOLERANCE * (fabs(best) + pc.tie_scale) if ties else 0.0
@@ -705,7 +842,8 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
             if mover.kind == KIND_RANDOM:  # the commonest opponent: no call
                 square = nth_bit(moves, rng_below(&rng, bit_count(moves)))
             else:
-                square = choose_move(mover, P, O, moves, &rng, &searched, tables[side], masks[side], &solvers[side])
+                square = choose_move(mover, P, O, moves, side, &rng, &searched, tables[side], masks[side],
+                                     &solvers[side])
         if record != NULL:
             record[plies] = square
         plies += 1
@@ -749,7 +887,6 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
                       const double* weights, int n_tables, int end, const int* features, int n_features) noexcept nogil:
     """Sets up a player; ``weights`` holds ``n_tables`` tables of 64, then ``n_features`` weights per table."""
     cdef int t, square, rank, byte, j
-    cdef unsigned char place[64]  # place[s]: the index of square s in the order, for the place masks
     pc.kind = kind
     pc.depth = depth
     pc.eps = eps
@@ -760,6 +897,8 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
     pc.tie_scale = 0.0
     pc.n_features = n_features
     pc.feature_mask = 0
+    pc.patterns = NULL
+    pc.squares_off = False
     for t in range(2):
         for j in range(N_FEATURES):
             pc.feature_weights[t][j] = 0.0
@@ -773,22 +912,7 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
             pc.weights[t][square] = weights[64 * t + square]
             pc.unit_weights = pc.unit_weights and weights[64 * t + square] == 1.0
             pc.tie_scale = max(pc.tie_scale, fabs(weights[64 * t + square]))
-        for square in range(64):  # insertion sort, stable: equal weights keep square order
-            j = square
-            while j > 0 and pc.weights[t][pc.order[t][j - 1]] < pc.weights[t][square]:
-                pc.order[t][j] = pc.order[t][j - 1]
-                j -= 1
-            pc.order[t][j] = square
-        if kind == KIND_ALPHABETA:
-            for j in range(64):
-                place[pc.order[t][j]] = j
-            for rank in range(8):
-                pc.place_bits[t][rank][0] = 0
-                for byte in range(1, 256):
-                    pc.place_bits[t][rank][byte] = (
-                        pc.place_bits[t][rank][byte & (byte - 1)]
-                        | (<uint64_t>1) << place[8 * rank + first_bit(<uint64_t>byte)]
-                    )
+        order_squares(pc, t, pc.weights[t])
         for rank in range(8):
             # Each byte's sum is a smaller byte's sum plus its lowest disc.
             pc.rank_sums[t][rank][0] = 0.0
@@ -797,6 +921,55 @@ cdef void init_player(PlayerC* pc, int kind, int depth, double eps, int phase_mo
                     pc.rank_sums[t][rank][byte & (byte - 1)]
                     + pc.weights[t][8 * rank + first_bit(<uint64_t>byte)]
                 )
+
+
+cdef void order_squares(PlayerC* pc, int t, const double* by) noexcept nogil:
+    """Sets the search's move order of table ``t``: the squares by their weight in ``by``, highest first."""
+    cdef int square, rank, byte, j
+    cdef unsigned char place[64]  # place[s]: the index of square s in the order, for the place masks
+    for square in range(64):  # insertion sort, stable: equal weights keep square order
+        j = square
+        while j > 0 and by[pc.order[t][j - 1]] < by[square]:
+            pc.order[t][j] = pc.order[t][j - 1]
+            j -= 1
+        pc.order[t][j] = square
+    if pc.kind == KIND_ALPHABETA:
+        for j in range(64):
+            place[pc.order[t][j]] = j
+        for rank in range(8):
+            pc.place_bits[t][rank][0] = 0
+            for byte in range(1, 256):
+                pc.place_bits[t][rank][byte] = (
+                    pc.place_bits[t][rank][byte & (byte - 1)]
+                    | (<uint64_t>1) << place[8 * rank + first_bit(<uint64_t>byte)]
+                )
+
+
+cdef void add_patterns(PlayerC* pc, PatternTables network, const double* square_values) noexcept:
+    """Gives a set-up player a pattern network, weighed beside its squares and features.
+
+    A player whose squares are all 0 orders its search's moves by
+    ``square_values`` (a classic square table: corners first, X-squares
+    last), as Edax orders moves by square values where it does not search to
+    order them: a 2-tuple network's own value of a lone disc put corners last
+    and searched 10% more positions.
+    """
+    cdef int t, square, j
+    cdef bint no_squares = True
+    cdef double largest = 0.0
+    pc.patterns = &network.net
+    for t in range(pc.n_tables):
+        for square in range(64):
+            no_squares = no_squares and pc.weights[t][square] == 0.0
+    pc.squares_off = no_squares and pc.n_features == 0
+    if no_squares:
+        for t in range(pc.n_tables):
+            order_squares(pc, t, square_values)
+    pc.unit_weights = False
+    # Ties are relative to the largest single term, here the largest entry of a group's table.
+    for j in range(network.net.n_phases * network.net.stride):
+        largest = max(largest, fabs(<double>network.entries[j]))
+    pc.tie_scale = max(pc.tie_scale, largest * network.net.scale)
 
 
 # --- Python API -----------------------------------------------------------
@@ -829,6 +1002,8 @@ cdef class Player:
     the move number being the discs on the board minus 4). With ``end`` > 0,
     positions with that many empty squares or fewer are solved exactly and a
     move of the best final disc difference is played (eps still comes first).
+    ``patterns`` (a compiled network, engine.patterns.compiled) adds a
+    pattern network's value to the squares' and features'.
     """
     cdef PlayerC* c
     cdef readonly str kind
@@ -838,6 +1013,7 @@ cdef class Player:
     cdef readonly int end
     cdef readonly object weights
     cdef readonly tuple features
+    cdef readonly PatternTables patterns
 
     def __cinit__(self):
         self.c = <PlayerC*>calloc(1, sizeof(PlayerC))
@@ -848,8 +1024,10 @@ cdef class Player:
         free(self.c)
 
     def __init__(self, str kind, int depth=1, weights=None, double eps=0.0, int phase_move=40, int end=0,
-                 features=()):
+                 features=(), PatternTables patterns=None):
         _check_settings(kind, depth, eps, phase_move, end)
+        if patterns is not None and kind not in WEIGHTED_KINDS:
+            raise ValueError(f"player kind {kind!r} takes no pattern network")
         cdef int codes[N_FEATURES]
         features = tuple(features)
         if kind in WEIGHTED_KINDS:
@@ -880,25 +1058,38 @@ cdef class Player:
         cdef const double[::1] values = table
         init_player(self.c, KINDS[kind], depth, eps, phase_move, &values[0], table.size // (64 + len(features)), end,
                     codes, len(features))
+        self.patterns = patterns
+        cdef const double[::1] square_values = ORDER_TABLE
+        if patterns is not None:
+            add_patterns(self.c, patterns, &square_values[0])
 
     def __reduce__(self):
-        return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move, self.end, self.features))
+        return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move, self.end, self.features,
+                         self.patterns))
 
     def __repr__(self):
         weights = "" if self.weights is None else f", weights=<{len(self.weights)} numbers>"
         end = f", end={self.end}" if self.end else ""
         features = f", features={self.features!r}" if self.features else ""
-        return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps}{end}{features})"
+        patterns = f", patterns=<{self.patterns.n_groups} groups>" if self.patterns is not None else ""
+        return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps}{end}{features}{patterns})"
 
-    def value(self, uint64_t player, uint64_t opponent):
-        """Returns the player's evaluation of the side-relative position (``player`` evaluated): its squares'
-        weights less the opponent's, plus its features' terms, as its search's leaves value a position that
-        is not finished. A weighted kind only."""
+    def value(self, uint64_t player, uint64_t opponent, int colour=0):
+        """Returns the player's evaluation of the side-relative position (``player`` evaluated, of ``colour``:
+        0 black, 1 white, which only a "negate" network reads): its squares' weights less the opponent's,
+        plus its features' terms and its network's value, as its search's leaves value a position that is
+        not finished. A weighted kind only."""
+        cdef PatternFrame frame
         if self.kind not in WEIGHTED_KINDS:
             raise ValueError(f"player kind {self.kind!r} has no evaluation")
         if player & opponent:
             raise ValueError("player and opponent share squares")
-        return evaluate(self.c, player, opponent)
+        if colour not in (0, 1):
+            raise ValueError(f"colour must be 0 (black) or 1 (white), got {colour}")
+        if self.c.patterns == NULL:
+            return evaluate(self.c, player, opponent)
+        frame_from_board(self.c.patterns, &frame, player, opponent, colour, NULL)
+        return frame_value(self.c, &frame, player, opponent)
 
     def scores(self, board):
         """Returns ``{square: score}`` for the side to move of ``board``.
@@ -908,13 +1099,25 @@ cdef class Player:
         if self.c.kind == KIND_RANDOM:
             raise ValueError("the random player does not score moves")
         cdef uint64_t P, O, moves, nodes = 0
+        cdef NoPatterns none
+        cdef PatternFrame frame
+        cdef Children children
+        cdef int32_t changes[MAX_GROUPS]
+        cdef int colour = board.turn
         P, O = _side_relative(board)
         moves = get_moves(P, O)
+        none.colour = colour
+        if self.c.patterns != NULL:
+            frame_from_board(self.c.patterns, &frame, P, O, colour, changes)
+            children_for(self.c, &frame, colour, P | O, &children)
         result = {}
         while moves:
             square = first_bit(moves)
             moves &= moves - 1
-            score = move_score(self.c, P, O, square, &nodes)
+            if self.c.patterns != NULL:
+                score = move_score(self.c, &frame, &children, P, O, square, &nodes)
+            else:
+                score = move_score(self.c, &none, &children, P, O, square, &nodes)
             result[square] = -score if self.c.kind == KIND_NLEAST else score
         return result
 
@@ -927,7 +1130,7 @@ cdef class Player:
         rng.state = seed
         P, O = _side_relative(board)
         init_solver(&solver, self.c.end)
-        square = choose_move(self.c, P, O, get_moves(P, O), &rng, &nodes, NULL, 0, &solver)
+        square = choose_move(self.c, P, O, get_moves(P, O), board.turn, &rng, &nodes, NULL, 0, &solver)
         free(solver.table)
         return square
 
