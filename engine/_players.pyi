@@ -6,6 +6,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine._patterns import PatternTables
+
 KINDS: dict[str, int]
 ENUM_CODES: dict[str, int]
 WEIGHTED_KINDS: tuple[str, ...]
@@ -20,9 +22,11 @@ class Player:
     def __init__(
         self, kind: str, depth: int = 1, weights: Sequence[float] | npt.ArrayLike | None = None,
         eps: float = 0.0, phase_move: int = 40, end: int = 0, features: Sequence[str] = (),
+        patterns: PatternTables | None = None,
     ) -> None: ...
     features: tuple[str, ...]
-    def value(self, player: int, opponent: int) -> float: ...
+    patterns: PatternTables | None
+    def value(self, player: int, opponent: int, colour: int = 0) -> float: ...
     def scores(self, board: Any) -> dict[int, float]: ...
     def choose(self, board: Any, seed: int) -> int: ...
 
@@ -41,7 +45,7 @@ class SharedPlan:
         self, kind: str, depth: int, eps: float, phase_move: int, tables: npt.ArrayLike,
         opponents: Sequence[Player | None], individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike,
         seeds: npt.ArrayLike, colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None,
-        end: int = 0,
+        end: int = 0, features: Sequence[str] = (), networks: Sequence[PatternTables | None] | None = None,
     ) -> None: ...
     def play(self, most: int = -1) -> int: ...
 
@@ -49,4 +53,5 @@ def play_plan(
     kind: str, depth: int, eps: float, phase_move: int, tables: npt.ArrayLike, opponents: Sequence[Player | None],
     individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike, seeds: npt.ArrayLike,
     colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None, end: int = 0,
+    features: Sequence[str] = (), networks: Sequence[PatternTables | None] | None = None,
 ) -> npt.NDArray[np.int32]: ...

@@ -13,7 +13,7 @@ from engine.kinds import ALIASES, KINDS as _KIND_TABLE, canonical
 from engine.tables import TABLES as _TABLES
 
 from libc.math cimport INFINITY, fabs, nextafter
-from libc.stdint cimport int64_t, uint64_t, int32_t, uint8_t
+from libc.stdint cimport int64_t, uint64_t, int32_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
@@ -26,7 +26,7 @@ from engine._bitboard cimport (
     mixed_pair_on_rank, rank_sums_difference, rank_sums_total,
 )
 from engine._patterns cimport (
-    MAX_GROUPS, PATTERN_PASS, Children, PatternFrame, PatternTables, child_sum, children_of, frame_after, frame_from_board,
+    MAX_GROUPS, PatternNet, PATTERN_PASS, Children, PatternFrame, PatternTables, child_sum, children_of, frame_after, frame_from_board,
     frame_sum,
 )
 
@@ -945,7 +945,7 @@ cdef void order_squares(PlayerC* pc, int t, const double* by) noexcept nogil:
                 )
 
 
-cdef void add_patterns(PlayerC* pc, PatternTables network, const double* square_values) noexcept:
+cdef void add_patterns(PlayerC* pc, const PatternNet* network, const double* square_values) noexcept nogil:
     """Gives a set-up player a pattern network, weighed beside its squares and features.
 
     A player whose squares are all 0 orders its search's moves by
@@ -954,10 +954,11 @@ cdef void add_patterns(PlayerC* pc, PatternTables network, const double* square_
     order them: a 2-tuple network's own value of a lone disc put corners last
     and searched 10% more positions.
     """
-    cdef int t, square, j
+    cdef int t, square
+    cdef uint32_t j
     cdef bint no_squares = True
     cdef double largest = 0.0
-    pc.patterns = &network.net
+    pc.patterns = network
     for t in range(pc.n_tables):
         for square in range(64):
             no_squares = no_squares and pc.weights[t][square] == 0.0
@@ -967,9 +968,9 @@ cdef void add_patterns(PlayerC* pc, PatternTables network, const double* square_
             order_squares(pc, t, square_values)
     pc.unit_weights = False
     # Ties are relative to the largest single term, here the largest entry of a group's table.
-    for j in range(network.net.n_phases * network.net.stride):
+    for j in range(<uint32_t>network.n_phases * network.stride):
         largest = max(largest, fabs(<double>network.entries[j]))
-    pc.tie_scale = max(pc.tie_scale, largest * network.net.scale)
+    pc.tie_scale = max(pc.tie_scale, largest * network.scale)
 
 
 # --- Python API -----------------------------------------------------------
@@ -1061,7 +1062,7 @@ cdef class Player:
         self.patterns = patterns
         cdef const double[::1] square_values = ORDER_TABLE
         if patterns is not None:
-            add_patterns(self.c, patterns, &square_values[0])
+            add_patterns(self.c, &patterns.net, &square_values[0])
 
     def __reduce__(self):
         return (Player, (self.kind, self.depth, self.weights, self.eps, self.phase_move, self.end, self.features,
@@ -1245,7 +1246,8 @@ cdef class SharedPlan:
     where that entry is None, against the player of ``tables[member[i]]`` at
     the same depth. With ``first`` (a Player) every game is played by it
     instead of a table's player (``individual`` is then unused, and the
-    tables are only members). The players are built once, in C. Each call of
+    tables are only members). ``networks`` (one per table, a compiled pattern
+    network or None) adds a network to a table's players. The players are built once, in C. Each call of
     :meth:`play` takes the next unplayed game until none is left, with the GIL
     released, so threads share the games with no batch boundaries to balance;
     ``result`` holds the disc differences in plan order.
@@ -1272,6 +1274,9 @@ cdef class SharedPlan:
     cdef Py_ssize_t next_game
     cdef object opponent_list  # keeps the opponents' C players alive
     cdef object first_player  # and the first player's
+    cdef object network_list  # and the table rows' pattern networks
+    cdef const PatternNet** networks  # per table row: its pattern network, NULL for none (or NULL: none at all)
+    cdef const double[::1] square_values
     cdef readonly object result
 
     def __cinit__(self):
@@ -1280,16 +1285,18 @@ cdef class SharedPlan:
         self.opponent_c = NULL
         self.slot = NULL
         self.first_c = NULL
+        self.networks = NULL
 
     def __dealloc__(self):
         free(self.players)
         free(self.built)
         free(self.opponent_c)
         free(self.slot)
+        free(self.networks)
 
     def __init__(self, str kind, int depth, double eps, int phase_move, tables, opponents,
                  individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0,
-                 features=()):
+                 features=(), networks=None):
         if kind not in WEIGHTED_KINDS:
             raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
         _check_settings(kind, depth, eps, phase_move, end)
@@ -1305,6 +1312,17 @@ cdef class SharedPlan:
             raise ValueError(f"tables must have {width} or {2 * width} columns, got {weights.shape[1]}")
         if not np.all(np.isfinite(np.asarray(weights))):
             raise ValueError("tables must be finite numbers (found NaN or inf)")
+        self.square_values = ORDER_TABLE
+        if networks is not None:
+            self.network_list = list(networks)
+            if len(self.network_list) != weights.shape[0]:
+                raise ValueError(f"networks has {len(self.network_list)} entries for {weights.shape[0]} tables")
+            self.networks = <const PatternNet**>calloc(max(weights.shape[0], 1), sizeof(PatternNet*))
+            if self.networks == NULL:
+                raise MemoryError()
+            for number, network in enumerate(self.network_list):
+                if network is not None:
+                    self.networks[number] = &(<PatternTables?>network).net
         self.seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
         cdef Py_ssize_t n_games = self.seed_view.shape[0], n_tables = weights.shape[0], i, row, key
         self.who = np.ascontiguousarray(individual, dtype=np.int32)
@@ -1394,6 +1412,8 @@ cdef class SharedPlan:
                 init_player(pc, self.code, key % self.n_depths, self.eps, self.phase_move,
                             &self.weights[key // self.n_depths, 0], self.n_weights, self.end, self.feature_codes,
                             self.n_features)
+                if self.networks != NULL and self.networks[key // self.n_depths] != NULL:
+                    add_patterns(pc, self.networks[key // self.n_depths], &self.square_values[0])
                 othello_ga_set_built(&self.built[at])
             else:
                 while not othello_ga_is_built(&self.built[at]):  # another thread is building it (microseconds)
@@ -1425,13 +1445,14 @@ cdef class SharedPlan:
 
 
 def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
-              individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0, features=()):
+              individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0, features=(),
+              networks=None):
     """Plays many games of table-driven players in one call and returns their disc differences.
 
     The games and arguments of :class:`SharedPlan`, played in this thread.
     No Python runs during the games.
     """
     games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours,
-                       depths, first, end, features)
+                       depths, first, end, features, networks)
     games.play()
     return games.result

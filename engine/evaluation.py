@@ -1,11 +1,13 @@
-"""Evaluations: square weights and the weights of features beside them, as the engine plays them.
+"""Evaluations: square weights, the weights of features beside them, and a pattern network, as the engine plays them.
 
 An evaluation scores a position for the side to move as the sum of the
 weights of its discs' squares, less the opponent's, plus each feature (a
-count "mine minus theirs", engine/_features.pxd) times its weight. With two
+count "mine minus theirs", engine/_features.pxd) times its weight, plus the
+value of its pattern network if it has one (engine/patterns.py). With two
 tables the second applies from move ``phase_move`` on (discs on the board
-minus 4), squares and features alike. A table of 64 (or 128) weights is an
-evaluation without features, played exactly as before there were features.
+minus 4), squares and features alike; a network has phases of its own. A
+table of 64 (or 128) weights is an evaluation without features, played
+exactly as before there were features.
 
 >>> paip = EVALUATIONS["paip"]
 >>> paip.features, paip.feature_weights
@@ -24,13 +26,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.patterns import COLOURS, DIGITS, NTuple, PatternError, PatternNetwork
+
 __all__ = ["DOCUMENT_FORMAT", "EVALUATIONS", "FEATURES", "Evaluation", "FeatureError"]
 
 #: The features an evaluation may weigh, in their canonical order (engine/_features.pxd defines each).
 FEATURES = ("mobility", "frontier", "stability", "parity", "corner_x", "corner_c")
 #: The ``format`` field of an evaluation file (JSON; docs/results.md#evaluation-files).
 DOCUMENT_FORMAT = "othello-ga evaluation"
+#: The version written: 1 for an evaluation without a pattern network (as before networks: the files runs
+#: write stay the same), 2 with one; both are read.
 DOCUMENT_VERSION = 1
+PATTERNS_VERSION = 2
 
 
 class FeatureError(ValueError):
@@ -47,6 +54,7 @@ class Evaluation:
     phase_move: int = 40  # the move from which the second table applies (two tables only)
     end: int = 0  # the empty squares from which it was trained to solve the endgame exactly (0: never)
     source: str = field(default="", compare=False)  # where it came from, for messages and exports
+    patterns: PatternNetwork | None = None  # a pattern network weighed beside the squares and features
 
     def __post_init__(self) -> None:
         if len(self.squares) not in (64, 128):
@@ -71,6 +79,11 @@ class Evaluation:
         """Returns 1, or 2 for an evaluation with a table per phase."""
         return len(self.squares) // 64
 
+    @property
+    def is_table(self) -> bool:
+        """Says whether the evaluation is a table of square weights alone (no features, no network)."""
+        return not self.features and self.patterns is None
+
     def vector(self) -> npt.NDArray[np.float64]:
         """Returns the numbers the engine's players take: the squares, then the feature weights."""
         return np.array(self.squares + self.feature_weights, dtype=np.float64)
@@ -94,10 +107,10 @@ class Evaluation:
                    source)
 
     def to_document(self) -> dict[str, Any]:
-        """Returns the evaluation as the JSON document of an evaluation file."""
+        """Returns the evaluation as the JSON document of an evaluation file (version 2 with a network)."""
         document: dict[str, Any] = {
             "format": DOCUMENT_FORMAT,
-            "version": DOCUMENT_VERSION,
+            "version": DOCUMENT_VERSION if self.patterns is None else PATTERNS_VERSION,
             "layout": "a1..h8 row-major",
             "squares": [list(self.squares[64 * t:64 * (t + 1)]) for t in range(self.n_tables)],
             "features": {name: [self.weights_of(t)[name] for t in range(self.n_tables)] for name in self.features},
@@ -105,6 +118,15 @@ class Evaluation:
         }
         if self.n_tables == 2:
             document["phase_move"] = self.phase_move
+        if self.patterns is not None:
+            network = self.patterns
+            document["patterns"] = {
+                "colours": network.colours,
+                "digits": DIGITS,
+                "phases": list(network.phases),
+                "tuples": [{"copies": [list(copy) for copy in ntuple.copies], "weights": ntuple.weights.tolist()}
+                           for ntuple in network.tuples],
+            }
         if self.source:
             document["source"] = self.source
         return document
@@ -117,14 +139,20 @@ class Evaluation:
         """
         if document.get("format") != DOCUMENT_FORMAT:
             raise FeatureError(f"'format' must be {DOCUMENT_FORMAT!r}, got {document.get('format')!r}")
-        if document.get("version") != DOCUMENT_VERSION:
-            raise FeatureError(f"'version' {document.get('version')!r} is not one this tool reads "
-                               f"({DOCUMENT_VERSION})")
-        unknown = sorted(set(document) - {"format", "version", "layout", "squares", "features", "end",
-                                          "phase_move", "source"})
+        version = document.get("version")
+        if isinstance(version, bool) or not isinstance(version, int) or version not in (DOCUMENT_VERSION,
+                                                                                      PATTERNS_VERSION):
+            raise FeatureError(f"'version' {version!r} is not one this tool reads "
+                               f"({DOCUMENT_VERSION} or {PATTERNS_VERSION})")
+        fields = {"format", "version", "layout", "squares", "features", "end", "phase_move", "source"}
+        unknown = sorted(set(document) - fields - ({"patterns"} if version == PATTERNS_VERSION else set()))
         if unknown:
-            raise FeatureError(f"unknown field {unknown[0]!r}")
-        tables = document.get("squares")
+            hint = " (a pattern network needs 'version': 2)" if unknown[0] == "patterns" else ""
+            raise FeatureError(f"unknown field {unknown[0]!r}{hint}")
+        patterns = None
+        if "patterns" in document:
+            patterns = _network(document["patterns"])
+        tables = document.get("squares", [[0.0] * 64] if patterns is not None else None)
         if not isinstance(tables, list) or len(tables) not in (1, 2) or not all(
                 isinstance(t, list) and len(t) == 64 for t in tables):
             raise FeatureError("'squares' must be a list of 1 or 2 lists of 64 numbers (a1..h8)")
@@ -138,7 +166,50 @@ class Evaluation:
         squares = tuple(_number(w, "squares") for table in tables for w in table)
         weights = tuple(_number(features[name][t], f"features.{name}") for t in range(len(tables)) for name in names)
         return cls(squares, names, weights, _integer(document.get("phase_move", 40), "phase_move"),
-                   _integer(document.get("end", 0), "end"), source)
+                   _integer(document.get("end", 0), "end"), source, patterns)
+
+
+def _network(value: Any) -> PatternNetwork:
+    """Returns the pattern network of an evaluation file's ``patterns`` field, naming what is wrong."""
+    if not isinstance(value, dict):
+        raise FeatureError("'patterns' must be an object: colours, phases and tuples")
+    unknown = sorted(set(value) - {"colours", "digits", "phases", "tuples"})
+    if unknown:
+        raise FeatureError(f"unknown field 'patterns.{unknown[0]}'")
+    colours = value.get("colours", "invert")
+    if colours not in COLOURS:
+        raise FeatureError(f"'patterns.colours' must be one of {', '.join(COLOURS)}, got {colours!r}")
+    phases = value.get("phases", [60])
+    if not isinstance(phases, list) or not phases:
+        raise FeatureError("'patterns.phases' must be a list of the empty squares at which each phase starts")
+    phases = [_integer(p, "patterns.phases") for p in phases]
+    tuples = value.get("tuples")
+    if not isinstance(tuples, list) or not tuples:
+        raise FeatureError("'patterns.tuples' must be a list of tuples, each with 'copies' and 'weights'")
+    result = []
+    for number, item in enumerate(tuples, start=1):
+        where = f"patterns.tuples[{number}]"
+        if not isinstance(item, dict) or set(item) != {"copies", "weights"}:
+            raise FeatureError(f"'{where}' must be an object with 'copies' and 'weights'")
+        copies, weights = item["copies"], item["weights"]
+        if not isinstance(copies, list) or not all(isinstance(c, list) for c in copies):
+            raise FeatureError(f"'{where}.copies' must be a list of lists of squares (0..63)")
+        squares = [[_integer(q, f"{where}.copies") for q in copy] for copy in copies]
+        if not isinstance(weights, list) or not all(isinstance(w, list) for w in weights):
+            raise FeatureError(f"'{where}.weights' must hold one list of weights per phase")
+        if len(weights) != len(phases):
+            raise FeatureError(f"'{where}.weights' has {len(weights)} tables for {len(phases)} phases")
+        numbers = [[_number(w, f"{where}.weights") for w in table] for table in weights]
+        if len({len(table) for table in numbers}) > 1:
+            raise FeatureError(f"'{where}.weights' has tables of different lengths")
+        try:
+            result.append(NTuple(tuple(tuple(copy) for copy in squares), np.array(numbers, dtype=np.float64)))
+        except PatternError as error:
+            raise FeatureError(f"'{where}': {error}") from None
+    try:
+        return PatternNetwork(tuple(result), tuple(phases), colours)
+    except PatternError as error:
+        raise FeatureError(f"'patterns': {error}") from None
 
 
 def _number(value: Any, where: str) -> float:

@@ -39,12 +39,19 @@ import numpy as np
 import numpy.typing as npt
 
 from engine._patterns import GROUP_LIMIT, MAX_SQUARES, PatternTables
+from engine.tables import WEIGHT_LIMIT
 
-__all__ = ["COLOURS", "MAX_SQUARES", "TUPLE_SETS", "NTuple", "PatternError", "PatternNetwork", "compiled",
-           "symmetric_copies", "tuple_set"]
+__all__ = ["COLOURS", "DIGITS", "MAX_SQUARES", "TUPLE_SETS", "VALUE_LIMIT", "NTuple", "PatternError", "PatternNetwork",
+           "compiled", "symmetric_copies", "tuple_set"]
 
 #: The colour conventions of a network (see the module's docstring).
 COLOURS = ("invert", "negate")
+#: How a table is indexed, as evaluation files say it.
+DIGITS = ("a copy's squares in order are base-3 digits, the first the most significant: 0 empty, 1 a disc of "
+          "the side evaluated (under negate: black's), 2 one of the other side's")
+#: The largest value a network may reach: a table of 64 weights at the limit of a square's weight. A finished
+#: game (a million per disc) outweighs it, as it outweighs any table.
+VALUE_LIMIT = 64 * WEIGHT_LIMIT
 
 
 class PatternError(ValueError):
@@ -146,7 +153,12 @@ class PatternNetwork:
                                f"decreasing to no less than 0; got {list(phases)}")
         for number, ntuple in enumerate(self.tuples):
             if ntuple.weights.shape[0] != len(phases):
-                raise PatternError(f"tuple {number} has {ntuple.weights.shape[0]} tables for {len(phases)} phases")
+                raise PatternError(f"tuple {number + 1} has {ntuple.weights.shape[0]} tables for {len(phases)} phases")
+        largest = max(sum(len(t.copies) * float(np.max(np.abs(t.weights[phase]))) for t in self.tuples)
+                      for phase in range(len(phases)))
+        if largest > VALUE_LIMIT:
+            raise PatternError(f"the network's values reach {largest:.4g}, beyond +-{VALUE_LIMIT:g}, the range in "
+                               "which a finished game outweighs any value; scale its weights down")
 
     @property
     def n_weights(self) -> int:

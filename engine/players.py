@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from engine._players import Player
 from engine.kinds import KINDS, SPEC_KINDS, TABLE_KINDS, canonical
 from engine.evaluation import EVALUATIONS, Evaluation
+from engine.patterns import compiled
 from engine.tables import TABLES
 
 #: Every built-in name a spec's table may take: the 64-weight tables and the evaluations with features.
@@ -236,7 +237,8 @@ def build_player(
     ``weights`` overrides the spec's table (the GA passes the individual);
     otherwise a built-in table or evaluation is used, or ``load_weights(path)``
     reads a file. An :class:`~engine.evaluation.Evaluation` brings its
-    features, and its switch move unless the spec sets ``phase``.
+    features and its pattern network, and its switch move unless the spec
+    sets ``phase``.
     :raises ValueError: for a human spec, missing weights or a bad table.
     """
     if isinstance(spec, str):
@@ -256,5 +258,7 @@ def build_player(
         weights = None
     if isinstance(weights, Evaluation):
         phase_move = spec.phase_move if spec.phase_move != 40 else weights.phase_move
-        return Player(spec.kind, spec.depth, weights.vector(), spec.eps, phase_move, spec.end, weights.features)
+        network = compiled(weights.patterns) if weights.patterns is not None else None
+        return Player(spec.kind, spec.depth, weights.vector(), spec.eps, phase_move, spec.end, weights.features,
+                      network)
     return Player(spec.kind, spec.depth, weights, spec.eps, spec.phase_move, spec.end)

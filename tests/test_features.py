@@ -144,7 +144,7 @@ def test_documents_round_trip(seed: int, features: list[str], tables: int, end: 
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"format": "weights"}, "'format' must be"),
-    ({"version": 2}, "'version' 2"),
+    ({"version": 3}, "'version' 3"),
     ({"squares": [[1] * 63]}, "'squares' must be"),
     ({"features": {"mobility": [1, 2]}}, "one weight per table"),
     ({"features": {"wealth": [1]}}, "unknown feature 'wealth'"),

@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from engine import Player, PlayerSpec, build_player, parse_spec
 from engine.evaluation import Evaluation
+from engine.patterns import compiled
 from engine.kinds import KINDS
 from engine.players import is_path
 from ga.analysis.stats import MatchSummary
@@ -259,7 +260,10 @@ def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | Evaluation | 
         raise ValueError(f"the ladder protocol plays a weights table at every depth; {spec} has none "
                          "(give a table, a weights file or a run directory)")
     player = build_player(spec, load_weights=load_evaluation)
-    return Evaluation.from_vector(player.weights, player.features, player.phase_move)
+    evaluation = Evaluation.from_vector(player.weights, player.features, player.phase_move)
+    if player.patterns is not None:
+        evaluation = dataclasses.replace(evaluation, patterns=player.patterns.description)
+    return evaluation
 
 
 def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: int, *,
@@ -293,8 +297,9 @@ def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: i
         colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(pairs)),
         depth=np.repeat(np.array([depth for _, depth in pairs], dtype=np.int32), games),
     )
+    networks = [compiled(evaluation.patterns)] if evaluation is not None and evaluation.patterns is not None else None
     batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move, end, features), weights.reshape(1, -1), labels, plan,
-                  opponents=rivals)
+                  opponents=rivals, networks=networks)
     diffs = play_here(batch, workers)
     return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
             for k, label in enumerate(labels)]

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from engine import Player, PlayerSpec, build_player, parse_spec
+from engine._patterns import PatternTables
 from engine._players import SharedPlan, play_plan
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
@@ -72,6 +73,7 @@ class Batch:
     plan: GamePlan
     first: Player | None = None  # a player that plays every game instead of a table's (the tables are then members)
     opponents: list[Player | None] | None = None  # the opponents themselves (default: built from the labels)
+    networks: list[PatternTables | None] | None = None  # per table row: a pattern network its players add
 
 
 # --- opponents ------------------------------------------------------------------
@@ -119,7 +121,7 @@ def shared_plan(batch: Batch) -> SharedPlan:
     plan = batch.plan
     opponents = batch.opponents if batch.opponents is not None else [opponent_player(label) for label in batch.labels]
     return SharedPlan(kind, depth, eps, phase_move, batch.tables, opponents, plan.individual, plan.opponent,
-                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first, end, features)
+                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first, end, features, batch.networks)
 
 
 def play(batch: Batch) -> np.ndarray:
@@ -174,8 +176,7 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
             while waiting and started.acquire(blocking=False):
                 waiting -= 1
     else:
-        pieces = [Batch(batch.player, batch.tables, batch.labels, part, batch.first, batch.opponents)
-                  for part in split(batch.plan, parts, costs)]
+        pieces = [dataclasses.replace(batch, plan=part) for part in split(batch.plan, parts, costs)]
         results = map_function(play, pieces)
     if while_playing is not None:
         while_playing()

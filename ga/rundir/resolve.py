@@ -60,8 +60,8 @@ def _names_a_run(source: str) -> bool:
 
 
 def _table_or_evaluation(evaluation: Evaluation) -> Weights:
-    """Returns a table as the array it always was, and an evaluation with features as itself."""
-    return evaluation if evaluation.features else np.array(evaluation.squares, dtype=np.float64)
+    """Returns a table as the array it always was, and an evaluation with features or a network as itself."""
+    return np.array(evaluation.squares, dtype=np.float64) if evaluation.is_table else evaluation
 
 
 def resolve_weights(source: str, which: str = "best") -> tuple[Weights, str]:

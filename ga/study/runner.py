@@ -130,7 +130,7 @@ def play_run(job: RunJob, stop: StopRequest) -> RunOutcome:
         if stop.signal is not None:
             break
         evaluation = read_evaluation(job.run_dir, tables[measure.table])
-        weights = evaluation if evaluation.features else np.array(evaluation.squares)
+        weights = np.array(evaluation.squares) if evaluation.is_table else evaluation
         for column, summary in score(weights, measure, job.workers).items():
             outcome.scores[column] = {"games": summary.games, "wins": summary.wins, "draws": summary.draws,
                                       "losses": summary.losses}

@@ -1,0 +1,26 @@
+"""Python-level API of the compiled pattern networks (engine/_patterns.pyx)."""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy.typing as npt
+
+MAX_SQUARES: int
+GROUP_LIMIT: int
+
+class PatternTables:
+    description: Any
+    scale: float
+    n_groups: int
+    negate: bool
+    def __init__(self, masks: Sequence[int], tables: npt.ArrayLike, phase_of: Sequence[int], negate: bool,
+                 description: Any = None) -> None: ...
+    def value(self, player: int, opponent: int, colour: int) -> float: ...
+    def value_after(self, player: int, opponent: int, colour: int, square: int) -> float: ...
+    def indices_after(self, player: int, opponent: int, colour: int,
+                      square: int) -> list[tuple[int, list[int], list[int]]]: ...
+    def lone_values(self) -> list[float]: ...
+
+def _uses_pext() -> bool: ...
+def _portable_indices(black: int, white: int, masks: Sequence[int]) -> tuple[list[int], list[int]] : ...
+def _bmi2_indices(black: int, white: int, masks: Sequence[int]) -> tuple[list[int], list[int]] | None: ...
