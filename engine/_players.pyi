@@ -50,3 +50,6 @@ def play_plan(
     individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike, seeds: npt.ArrayLike,
     colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None, end: int = 0,
 ) -> npt.NDArray[np.int32]: ...
+
+FINISHED_GAME_SCALE: float
+def move_value(player: Player, P: int, O: int, square: int, floor: float = ...) -> tuple[float, int]: ...
