@@ -154,3 +154,111 @@ def _move_between(before: reference.Position, after: reference.Position) -> int:
     if (before.black | before.white) == (after.black | after.white):
         return PASS
     return ((after.black | after.white) & ~(before.black | before.white)).bit_length() - 1
+
+
+# ---------------------------------------------------------------- where the commands write and read records
+
+
+def test_a_whole_game_played_in_the_terminal_is_recorded_passes_included() -> None:
+    from test_cli import scripted_human
+
+    from engine import BLACK, Player
+    from ga.cli.play import play_human
+
+    for seed in range(6):
+        said: list[str] = []
+        moves: list[int] = []
+        board = play_human(Player("random"), BLACK, seed, ask=scripted_human(said), say=said.append, moves_played=moves)
+        record = GameRecord.from_moves(moves)
+        assert record.final_board() == board and board.is_game_over()
+        assert record.tag("RE") == f"{final_score(board):+.2f}"
+        replay = reference.start_position()
+        for square in moves:
+            replay = reference.play(replay, square)
+        assert reference.to_text(replay) == board.to_text()
+
+
+@pytest.mark.shows("play --save", "play --force")
+def test_play_saves_the_game_as_a_record_and_replaces_one_only_with_force(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from ga.cli import cli
+
+    path = tmp_path / "game.ggf"
+    result = CliRunner().invoke(cli, ["play", "random", "--seed", "1", "--save", str(path)], input="d3\nquit\n")
+    assert result.exit_code == 0, result.output
+    reply = next(line for line in result.output.splitlines() if line.startswith("The computer plays"))
+    [record] = read_records(path.read_text())
+    assert [move.square for move in record.moves] == [parse_square("d3"), parse_square(reply.split()[-1].rstrip("."))]
+    assert record.tag("PB") == "you" and record.tag("PW") == "random" and record.tag("RE") == "?"
+    assert f"wrote {path}" in result.output
+    before = path.read_text()
+    again = CliRunner().invoke(cli, ["play", "random", "--seed", "1", "--save", str(path)], input="c4\nquit\n")
+    assert again.exit_code == 2 and "already exists; pass --force" in again.output
+    assert path.read_text() == before
+    forced = CliRunner().invoke(cli, ["play", "random", "--white", "--seed", "1", "--save", str(path), "--force"],
+                                input="quit\n")
+    assert forced.exit_code == 0
+    [record] = read_records(path.read_text())
+    assert record.tag("PB") == "random" and record.tag("PW") == "you" and len(record.moves) == 1
+
+
+@pytest.mark.shows("evaluate --save-games")
+def test_evaluate_saves_every_game_it_played(tmp_path) -> None:
+    """Each record is a legal game (the reader replays it) that ends as the game played: the wins, draws and losses
+    counted from the records are the table's."""
+    from click.testing import CliRunner
+
+    from ga.cli import cli
+
+    path = tmp_path / "games.ggf"
+    result = CliRunner().invoke(cli, ["evaluate", "heuristic", "--vs", "random", "--vs", "nhand:1", "--games", "6",
+                                      "--workers", "1", "--save-games", str(path)])
+    assert result.exit_code == 0, result.output
+    records = read_records(path.read_text())
+    assert len(records) == 12
+    for opponent, games in (("random", records[:6]), ("nhand:1", records[6:])):
+        outcomes = []
+        for index, record in enumerate(games):
+            evaluated_black = index % 2 == 0  # game i: the evaluated player is black when i is even
+            assert (record.tag("PW") if evaluated_black else record.tag("PB")) == opponent
+            board = record.final_board()
+            assert board.is_game_over() and record.tag("RE") == f"{final_score(board):+.2f}"
+            diff = board.disc_diff() if evaluated_black else -board.disc_diff()
+            outcomes.append((diff > 0, diff == 0, diff < 0))
+        row = next(line for line in result.output.splitlines() if line.startswith(opponent + " "))
+        wins, draws, losses = (int(word) for word in row.split()[2:5])
+        assert (wins, draws, losses) == tuple(sum(column) for column in zip(*outcomes))
+    ladder = tmp_path / "ladder.ggf"
+    result = CliRunner().invoke(cli, ["evaluate", "heuristic", "--protocol", "ladder", "--vs", "wpc:1@lr06",
+                                      "--depths", "1,2", "--games", "2", "--workers", "1", "--save-games", str(ladder)])
+    assert result.exit_code == 0, result.output
+    assert [r.tag("PW") for r in read_records(ladder.read_text())[::2]] == ["alphabeta:1@lr06,eps=0.1",
+                                                                           "alphabeta:2@lr06,eps=0.1"]
+
+
+def test_solve_reads_a_records_final_position(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from ga.cli import cli
+
+    games = []
+    for seed in (3, 4):
+        positions = reference.random_game(seed)
+        cut = next(i for i, p in enumerate(positions) if 64 - reference.count(p.black | p.white) == 9)
+        moves = [_move_between(a, b) for a, b in zip(positions[:cut], positions[1:cut + 1])]
+        games.append((GameRecord.from_moves(moves, date="2026.01.01_00:00:00.UTC"), positions[cut]))
+    path = tmp_path / "games.ggf"
+    path.write_text("".join(record.to_text() + "\n" for record, _ in games))
+    result = CliRunner().invoke(cli, ["solve", str(path)])
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.output.splitlines()[1:3]]
+    for row, (_, position) in zip(rows, games):
+        assert " ".join(row[:2]) == reference.to_text(position)
+        assert int(row[3]) == reference.exact_value(position)
+    single = CliRunner().invoke(cli, ["solve", games[0][0].to_text()])
+    assert single.exit_code == 0 and single.output.splitlines()[1].split()[:2] == rows[0][:2]
+    bad = CliRunner().invoke(cli, ["solve", "(;GM[Othello]B[A1];)"])
+    assert bad.exit_code == 2
+    assert bad.output.strip() == ("othello-ga: error: game record: record 1, move 1 (B[A1]): a1 is not a legal move "
+                                  "of black (legal: d3, c4, f5, e6)")
