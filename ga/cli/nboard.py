@@ -14,7 +14,7 @@ import click
 from engine import Player, PlayerSpec, build_player, parse_spec
 from engine.kinds import TABLE_KINDS
 from engine.players import is_path
-from ga.cli.errors import Command
+from ga.cli.errors import EXIT_INTERRUPTED, Command
 from ga.nboard.protocol import NBoardEngine
 from ga.nboard.search import DEFAULT_DEPTH, MAX_DEPTH, Analyst
 from ga.rundir.resolve import resolve_player
@@ -58,8 +58,9 @@ def nboard(evaluation: str, depth: int | None, end: int | None) -> None:
     engine = NBoardEngine(analyst, f"othello-ga:{label}", _writer())
     try:
         engine.serve(sys.stdin)
-    except BrokenPipeError:  # the GUI went away: nobody is left to answer
-        pass
+    except KeyboardInterrupt:  # Ctrl-C in a terminal: an engine has nothing to save
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    # A GUI that goes away (a closed pipe) ends the command quietly, by the one error policy.
 
 
 def engine_player(evaluation: str) -> tuple[PlayerSpec, object, str]:

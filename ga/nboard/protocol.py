@@ -241,6 +241,8 @@ class NBoardEngine:
 
         try:
             self.analyst.think(board, search.wanted, search.stop, report)
+        except BrokenPipeError:  # the GUI went away: the main thread ends the engine at its next line
+            pass
         except Exception as error:  # a bug: said in a status line and on stderr, and the engine goes on
             search.failure = error
             traceback.print_exc(file=sys.stderr)
