@@ -88,11 +88,11 @@ def last_round(lines: Sequence[str]) -> list[tuple[int, float, str]]:
 class Session:
     """An engine driven line by line: in this process (a thread serving a queue) or as a process (the command)."""
 
-    def __init__(self, args: Sequence[str] | None = None, engine: NBoardEngine | None = None) -> None:
+    def __init__(self, args: Sequence[str] | None = None, analyst: Analyst | None = None) -> None:
         self.answers: queue.Queue[str | None] = queue.Queue()
-        if engine is not None:
+        if analyst is not None:
             self.commands: queue.Queue[str | None] = queue.Queue()
-            engine._write = self.answers.put  # the engine's writer, as the command's is to standard output
+            engine = NBoardEngine(analyst, "othello-ga:test", self.answers.put)  # lines out as the command's are
             self.thread = threading.Thread(target=engine.serve, args=(iter(self.commands.get, None),), daemon=True)
             self.thread.start()
             self.process = None
@@ -238,11 +238,11 @@ def test_a_search_asked_to_stop_keeps_its_last_whole_round() -> None:
 def test_a_scripted_session_on_a_start_board_of_its_own(engine_analyst: Analyst) -> None:
     """Every command, checked on the reference board: a start board that is not the standard one, moves, a pass, the
     end of the game."""
-    session = Session(engine=NBoardEngine(engine_analyst, "othello-ga:engine", print))
+    session = Session(analyst=engine_analyst)
     session.send("nboard 2")
-    assert session.until("set myname") == ["set myname othello-ga:engine:2"]
+    assert session.until("set myname") == ["set myname othello-ga:test:2"]
     session.send("set depth 3")
-    assert session.until("set myname") == ["set myname othello-ga:engine:3"]
+    assert session.until("set myname") == ["set myname othello-ga:test:3"]
     assert session.sync() == []
     # A start of its own: the position after 8 random plies, white to move if so it fell, then 6 more moves.
     game = reference.random_game(7)
@@ -297,9 +297,9 @@ def test_a_scripted_session_on_a_start_board_of_its_own(engine_analyst: Analyst)
 
 
 def test_bad_input_is_answered_by_a_status_line_and_the_position_is_kept(engine_analyst: Analyst) -> None:
-    session = Session(engine=NBoardEngine(engine_analyst, "othello-ga:engine", print))
+    session = Session(analyst=engine_analyst)
     session.send("nboard 2", "set depth 2")
-    session.until("set myname othello-ga:engine:2")
+    session.until("set myname othello-ga:test:2")
     game = reference.random_game(21)
     position = game[10]
     session.send(f"set game {record_of(game[:11])}")
@@ -357,7 +357,7 @@ class _Endless(Analyst):
 
 def test_a_ping_interrupts_a_search_and_the_answers_stay_in_order() -> None:
     analyst = _Endless()
-    session = Session(engine=NBoardEngine(analyst, "othello-ga:test", print))
+    session = Session(analyst=analyst)
     session.send("go")
     first = session.until("search")
     assert first[-1] == f"search {name(Board().legal_moves()[0])} 1.50 0 1"
@@ -442,6 +442,20 @@ def test_a_spec_brings_its_depth_and_end_and_bad_evaluations_are_refused(tmp_pat
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.startswith("othello-ga: error: ") and message in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_ping_stops_a_deep_search_of_the_command_and_is_answered_after_it() -> None:
+    """The real command and search: a ping sent with a deep go is answered after whatever the go had to say, and
+    nothing of the stopped search comes after the pong."""
+    session = Session(["lr06", "--depth", "12", "--end", "0"])
+    session.send(f"set game {record_of(reference.random_game(41)[:20])}", "go", "ping 1")
+    lines = session.until("pong 1")
+    assert lines[0] == "status thinking: depth 12, no exact endgame"
+    assert lines[-2:] == ["status waiting", "pong 1"]
+    assert sum(line.startswith("===") for line in lines) <= 1
+    session.send("ping 2")
+    assert session.until("pong 2") == ["pong 2"]
+    assert session.close() == 0
 
 
 def test_a_whole_game_between_two_engines_through_a_referee() -> None:

@@ -194,7 +194,9 @@ class NBoardEngine:
             self._status(f"the game is over ({_score(self.board)}); no move to {'play' if command == 'go' else 'rate'}")
             return
         search = _Search(command, wanted)
-        self._status(f"thinking: depth {self.analyst.depth}, exact from {self.analyst.end} empty squares")
+        end = self.analyst.end
+        self._status(f"thinking: depth {self.analyst.depth}, "
+                     + (f"exact from {end} empty squares" if end else "no exact endgame"))
         worker = threading.Thread(target=self._work, args=(search, self.board.copy(), inbox), name="nboard-search",
                                   daemon=True)
         worker.start()

@@ -94,7 +94,8 @@ def calibrate(player: Player, games: int = CALIBRATION_GAMES, seed: int = 0) -> 
 
 @dataclass(frozen=True)
 class MoveValue:
-    """A root move and its value in discs for the side to move (exact: the game's exact final disc difference)."""
+    """A root move and its value in discs for the side to move (exact: solved, the final disc difference with perfect
+    play)."""
 
     square: int
     discs: float
@@ -205,13 +206,12 @@ class Analyst:
                 else:
                     bounded.append(square)
             order = [square for _, square in exact] + bounded
-            moves = tuple(MoveValue(square, self._discs(value), abs(value) >= FINISHED_GAME_SCALE)
-                          for value, square in exact[:wanted])
+            moves = tuple(MoveValue(square, self._discs(value), False) for value, square in exact[:wanted])
             last = Round(depth, False, moves, nodes, time.perf_counter() - started)
             report(last)
         return last
 
     def _discs(self, value: float) -> float:
-        if abs(value) >= FINISHED_GAME_SCALE:  # a game the search saw end: its disc difference
+        if abs(value) >= FINISHED_GAME_SCALE:  # a game the search saw end: its disc difference (empties not counted)
             return value / FINISHED_GAME_SCALE
         return self.scale.discs(value)
