@@ -299,7 +299,7 @@ def test_a_scripted_session_on_a_start_board_of_its_own(engine_analyst: Analyst)
 def test_bad_input_is_answered_by_a_status_line_and_the_position_is_kept(engine_analyst: Analyst) -> None:
     session = Session(analyst=engine_analyst)
     session.send("nboard 2", "set depth 2")
-    session.until("set myname othello-ga:test:2")
+    assert session.sync()[-1] == "set myname othello-ga:test:2"
     game = reference.random_game(21)
     position = game[10]
     session.send(f"set game {record_of(game[:11])}")
@@ -323,10 +323,16 @@ def test_bad_input_is_answered_by_a_status_line_and_the_position_is_kept(engine_
     assert "unknown property XY" in answers["an unknown property"][0] and "truncated" in answers["a truncated record"][0]
     for command, expected in ((f"move {name(illegal)}", "status illegal move"), ("move PA", "status illegal move"),
                               ("move X", "status malformed move"), ("set depth deep", "status set depth needs"),
-                              ("hint none", "status hint needs")):
+                              ("set depth ²", "status set depth needs"), ("hint none", "status hint needs"),
+                              ("hint 0", "status hint needs"), ("nboard 1", "status this engine speaks")):
         session.send(command)
         lines = session.sync()
-        assert len(lines) == 1 and lines[0].startswith(expected), (command, lines)
+        assert lines[0].startswith(expected) and len(lines) == (2 if command.startswith("nboard") else 1), lines
+    session.send("set depth 20")
+    assert session.sync() == ["status depth 20 is deeper than this engine searches; searching 12 plies",
+                              "set myname othello-ga:test:12"]
+    session.send("set depth 2")
+    assert session.sync() == ["set myname othello-ga:test:2"]
     session.send("hint 64")  # the position is the last good one
     final = last_round(session.until("status waiting"))
     assert {square for square, _, _ in final} == set(reference.legal_moves(position))

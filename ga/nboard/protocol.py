@@ -143,7 +143,7 @@ class NBoardEngine:
         # learn (the engine has no book) and unknown commands: ignored, as the protocol says
 
     def _set_depth(self, text: str) -> None:
-        if not re.fullmatch(r"\d+", text) or int(text) < 1:
+        if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
             self._status(f"set depth needs a depth of 1 or more plies, got {text!r}; keeping depth {self.analyst.depth}")
             return
         depth = int(text)
@@ -223,7 +223,7 @@ class NBoardEngine:
     def _wanted(self, argument: str) -> int | None:
         if not argument:
             return 64  # every move, as Edax gives them
-        if not re.fullmatch(r"\d+", argument) or int(argument) < 1:
+        if not re.fullmatch(r"[0-9]+", argument) or int(argument) < 1:
             self._status(f"hint needs a number of moves of 1 or more, got {argument!r}")
             return None
         return int(argument)
