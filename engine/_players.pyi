@@ -55,3 +55,8 @@ def play_plan(
     colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None, end: int = 0,
     features: Sequence[str] = (), networks: Sequence[PatternTables | None] | None = None,
 ) -> npt.NDArray[np.int32]: ...
+
+FINISHED_GAME_SCALE: float
+def move_value(
+    player: Player, P: int, O: int, square: int, floor: float = ..., colour: int = 0
+) -> tuple[float, int]: ...

@@ -1456,3 +1456,59 @@ def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents
                        depths, first, end, features, networks)
     games.play()
     return games.result
+
+
+# --- root move values, for an engine that reports its evaluations (the nboard command) ---
+
+#: What a finished game's disc difference is multiplied by in the alpha-beta values (a value this large or larger
+#: in magnitude is a finished game's: divided by it, its final disc difference, empty squares not counted).
+FINISHED_GAME_SCALE = WIN_SCALE
+
+
+def move_value(Player player, uint64_t P, uint64_t O, int square, double floor=-INFINITY, int colour=0):
+    """Returns ``(value, nodes)``: the alpha-beta value, for the side to move, of playing ``square`` in the
+    side-relative position (P to move, of ``colour``: 0 black, 1 white, which only a "negate" network reads),
+    searched ``player.depth`` plies deep counting the move, and the positions visited.
+
+    The value is :meth:`Player.scores`' for that move, bit for bit, found with the GIL released and a
+    transposition table of its own, so that another thread runs meanwhile (an engine reads its next command).
+    With ``floor`` the search only needs to know whether the value is above it: a value above ``floor`` is exact,
+    and one at or below it is a bound (the exact value is at most it). An alpha-beta player only.
+    """
+    if player.kind != "alphabeta":
+        raise ValueError(f"move_value searches with an alphabeta player, got {player.kind!r}")
+    if P & O:
+        raise ValueError("player and opponent share squares")
+    if colour not in (0, 1):
+        raise ValueError(f"colour must be 0 (black) or 1 (white), got {colour}")
+    if not 0 <= square < 64 or not get_moves(P, O) >> square & 1:
+        raise ValueError(f"square {square} is not a legal move of the side to move")
+    cdef const PlayerC* pc = player.c
+    cdef Search context
+    cdef int killers[MAX_DEPTH + 1]
+    cdef uint64_t nodes = 0, mask = 0, bit = (<uint64_t>1) << square, flips
+    cdef Entry* table = NULL
+    cdef double value
+    cdef int i
+    cdef NoPatterns none
+    cdef PatternFrame root, child
+    cdef int32_t changes[MAX_GROUPS]
+    with nogil:
+        for i in range(MAX_DEPTH + 1):
+            killers[i] = -1
+        if pc.depth >= 3:  # sized as a game's table (play_game_c): shallower searches gain nothing from one
+            mask = ((<uint64_t>1) << min(16, 2 * pc.depth)) - 1
+            table = <Entry*>calloc(mask + 1, sizeof(Entry))
+            if table == NULL:
+                mask = 0
+        context.pc, context.table, context.mask, context.nodes, context.killers = pc, table, mask, &nodes, killers
+        flips = get_flips(square, P, O)
+        if pc.patterns != NULL:
+            frame_from_board(pc.patterns, &root, P, O, colour, changes)
+            frame_after(pc.patterns, &root, &child, square, flips)
+            value = -search(&context, &child, O ^ flips, P ^ flips ^ bit, pc.depth - 1, -INFINITY, -floor)
+        else:
+            none.colour = colour ^ 1
+            value = -search(&context, &none, O ^ flips, P ^ flips ^ bit, pc.depth - 1, -INFINITY, -floor)
+        free(table)
+    return value, nodes

@@ -222,6 +222,8 @@ USAGE_ERRORS: tuple[list[str], ...] = (
     ["play", "--seed", "-1"],
     ["no-such-command"],
     ["evaluate", "heuristic", "--vs", "random", "--games", "99999999999999999999"],
+    ["nboard", "--depth", "13"],
+    ["nboard", "engine", "--end", "61"],
 )
 
 #: Bad values of export's own options (SOURCE is a good built-in table), with a message fragment.
@@ -348,6 +350,8 @@ END_TO_END: tuple[tuple[str, dict[str, bytes], list[str], str], ...] = (
       "w.csv": b"1,2,3\n"},
      ["evolve", "{tmp}/bad.toml", "--out", "{tmp}/run", "--quiet", "--no-plots"], "fitness.opponents[0].spec"),
     ("play against a bad spec", {}, ["play", "alphabeta:13@heuristic"], "1..12"),
+    ("an engine of a malformed table", {"w.csv": b"1,2,3\n"}, ["nboard", "{tmp}/w.csv"], "expected 64 numbers, found 3"),
+    ("an engine of a player without an evaluation", {}, ["nboard", "nleast:2"], "nleast has no evaluation"),
     ("resume of a directory that is not a run", {}, ["resume", "{tmp}"], "not a run directory"),
     ("plan whose generation cannot fit in memory",
      {"big.toml": b"[population]\nsize = 32\nparents = 16\n[fitness]\nopponents = [\"random\"]\n"

@@ -222,3 +222,58 @@ def test_null_window_edge_is_nextafter(value: float) -> None:
     expected = math.nextafter(value, math.inf)
     got = _above(value)
     assert (math.isnan(got) and math.isnan(expected)) or _bits(got) == _bits(expected), (value, got, expected)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 5])
+def test_a_root_moves_value_is_the_players_score_bit_for_bit(depth: int) -> None:
+    """move_value (the GIL released, a table of its own) values each root move as Player.scores does; with a
+    floor, a value above it is the same exact value and one at or below it is a bound at or below the floor."""
+    from engine._players import move_value
+
+    rng = np.random.default_rng(depth)
+    for trial, board in enumerate(_positions(12, rng)):
+        first, _ = tables_for(trial, rng)
+        player = Player("alphabeta", depth, first, phase_move=30)
+        scores = player.scores(board)
+        for square, score in scores.items():
+            value, nodes = move_value(player, board.player, board.opponent, square)
+            assert value == score and nodes >= 1
+        ordered = sorted(scores.values())
+        floor = ordered[len(ordered) // 2]
+        for square, score in scores.items():
+            value, _ = move_value(player, board.player, board.opponent, square, floor)
+            if score > floor:
+                assert value == score
+            else:
+                assert value <= floor
+
+
+def test_move_value_refuses_what_it_cannot_search() -> None:
+    from engine._players import move_value
+
+    board = Board()
+    with pytest.raises(ValueError, match="alphabeta player"):
+        move_value(Player("nhand_custom", 2, TABLES["lr06"]), board.player, board.opponent, 19)
+    with pytest.raises(ValueError, match="not a legal move"):
+        move_value(Player("alphabeta", 2, TABLES["lr06"]), board.player, board.opponent, 0)
+    with pytest.raises(ValueError, match="share squares"):
+        move_value(Player("alphabeta", 2, TABLES["lr06"]), 1, 1, 19)
+
+
+def _positions(count: int, rng: np.random.Generator) -> list[Board]:
+    """Positions along random games, some deep enough that a search sees games end."""
+    boards = []
+    while len(boards) < count:
+        board = Board()
+        plies = int(rng.integers(4, 58))
+        for _ in range(plies):
+            if board.is_game_over():
+                break
+            if board.must_pass():
+                board.pass_turn()
+                continue
+            moves = board.legal_moves()
+            board.play(int(moves[rng.integers(len(moves))]))
+        if board.legal_moves():
+            boards.append(board)
+    return boards

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine import Player, PlayerSpec, build_player, parse_spec
+from engine import Player, PlayerSpec, build_player, parse_spec, record_game
 from engine.evaluation import Evaluation
 from engine.patterns import compiled
 from engine.kinds import KINDS
@@ -41,6 +41,7 @@ from ga.config import Config
 from ga.games.executor import Batch, opponent_spec, play_here
 from ga.games.plan import RANDOM_TABLE, GamePlan
 from ga.games.seeds import game_seeds, random_tables
+from ga.ggf import GameRecord
 from ga.rundir.reader import read_config
 from ga.weights import load_evaluation, range_problem
 
@@ -56,6 +57,7 @@ __all__ = [
     "evaluate_player",
     "ladder",
     "protocol_opponents",
+    "record_games",
     "trained_on_random_tables",
     "training_overlap",
 ]
@@ -157,6 +159,8 @@ def evaluate_player(
     protocol: str = "plain",
     depths: Sequence[int] = (),
     end: int = 0,
+    records: list[GameRecord] | None = None,
+    label: str | None = None,
 ) -> list[MatchSummary]:
     """Plays ``games`` games against each opponent and returns one summary per opponent.
 
@@ -166,6 +170,9 @@ def evaluate_player(
     the same for any number of workers. In ``eu``, ``games`` is the number of
     random tables and each is played twice. In ``ladder`` the player must be
     a table, played by :func:`ladder` at each of ``depths`` (default 1-4).
+    ``records``, if given, receives every game played, in plan order, as a
+    GGF record (each game replayed move by move: as slow again as playing it),
+    the evaluated player named ``label`` (default: its spec).
 
     >>> [str(summary) for summary in evaluate_player("wpc:1@lr06", ["random"], 4)]
     ['random: +4 =0 -0 score 1.000, Elo +inf [+7, +inf]']
@@ -184,10 +191,11 @@ def evaluate_player(
     played_eps, opponents, spec, weights, opponent_specs = _setting_up(player_spec, opponents, protocol, eps, depths)
     if protocol == "ladder":
         return ladder(_table_of(spec, weights), opponents, games, depths=depths or LADDER_DEPTHS, seed=seed,
-                      workers=workers, phase_move=spec.phase_move, end=end)
+                      workers=workers, phase_move=spec.phase_move, end=end, records=records,
+                      label=label or "evaluated")
     player = build_player(spec, weights, load_weights=load_evaluation)
     if protocol == "eu":
-        return [_expected_utility(player, games, seed, workers)]
+        return [_expected_utility(player, games, seed, workers, records, label or str(spec))]
     opponent_players: list[Player | None] = [build_player(opponent, load_weights=load_evaluation)
                                               for opponent in opponent_specs]
     labels = [
@@ -203,6 +211,9 @@ def evaluate_player(
         colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(opponents)),
     )
     diffs = play_here(Batch(_NO_TABLES, np.zeros((0, 64)), labels, plan, player, opponent_players), workers)
+    if records is not None:
+        records += record_games(plan, diffs, [(player, label or str(spec))] * len(diffs),
+                                [(opponent_players[k], labels[k]) for k in plan.opponent])
     return [MatchSummary.from_disc_diffs(label, diffs[index * games:(index + 1) * games].tolist())
             for index, label in enumerate(labels)]
 
@@ -237,7 +248,8 @@ def _setting_up(player_spec: PlayerSource, opponents: Sequence[str], protocol: s
     return played_eps, opponents, spec, weights, opponent_specs
 
 
-def _expected_utility(player: Player, tables: int, seed: int, workers: int) -> MatchSummary:
+def _expected_utility(player: Player, tables: int, seed: int, workers: int,
+                      records: list[GameRecord] | None = None, label: str = "evaluated") -> MatchSummary:
     """Plays ``player`` twice (once per colour) against each of ``tables`` random tables (1-ply, eps 0)."""
     plan = GamePlan(
         individual=np.zeros(2 * tables, dtype=np.int32),
@@ -246,7 +258,13 @@ def _expected_utility(player: Player, tables: int, seed: int, workers: int) -> M
         seeds=game_seeds(seed, 0, 2 * tables),
         colours=np.tile(np.array([0, 1], dtype=np.uint8), tables),
     )
-    diffs = play_here(Batch(_NO_TABLES, random_tables(seed, tables), [RANDOM_TABLE], plan, player), workers)
+    rows = random_tables(seed, tables)
+    diffs = play_here(Batch(_NO_TABLES, rows, [RANDOM_TABLE], plan, player), workers)
+    if records is not None:
+        kind, depth, eps, phase_move, end, _ = _NO_TABLES
+        records += record_games(plan, diffs, [(player, label)] * len(diffs),
+                                [(Player(kind, depth, rows[m], eps, phase_move, end), f"random U(-1,1) table {m}")
+                                 for m in plan.member])
     return MatchSummary.from_disc_diffs(EU_LABEL, diffs.tolist())
 
 
@@ -268,7 +286,7 @@ def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | Evaluation | 
 
 def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: int, *,
            depths: Sequence[int] = LADDER_DEPTHS, seed: int = 0, workers: int = 1, phase_move: int = 40,
-           end: int = 0) -> list[MatchSummary]:
+           end: int = 0, records: list[GameRecord] | None = None, label: str = "evaluated") -> list[MatchSummary]:
     """Plays ``alphabeta:d@TABLE`` against ``alphabeta:d@T`` for every opponent table T and depth d.
 
     Both players at eps 0.1, both colours (game i black when i is even), ``games``
@@ -276,7 +294,8 @@ def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: i
     :func:`ga.games.seeds.game_seeds` ``(seed, k, games)``. Returns one summary
     per (opponent, depth), labelled with the opponent's spec. ``table`` may be
     an evaluation with features (its own switch move is played); with ``end``
-    both sides solve the last ``end`` empty squares exactly.
+    both sides solve the last ``end`` empty squares exactly. ``records``, if
+    given, receives every game as a GGF record, the table named ``label``.
 
     :raises ValueError: for a bad table, opponent table or depth.
     """
@@ -301,8 +320,36 @@ def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: i
     batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move, end, features), weights.reshape(1, -1), labels, plan,
                   opponents=rivals, networks=networks)
     diffs = play_here(batch, workers)
+    if records is not None:
+        evaluated = {depth: Player("alphabeta", depth, weights, LEAGUE_EPS, phase_move, end, features)
+                     for _, depth in pairs}
+        records += record_games(plan, diffs, [(evaluated[d], f"{label}, alphabeta:{d}") for d in plan.depth],
+                                [(rivals[k], labels[k]) for k in plan.opponent])
     return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
             for k, label in enumerate(labels)]
+
+
+def record_games(plan: GamePlan, diffs: npt.NDArray[np.int32], players: Sequence[tuple[Player, str]],
+                 opponents: Sequence[tuple[Player | None, str]]) -> list[GameRecord]:
+    """Returns the GGF records of a plan's games, each replayed with its seed by the same players (game ``i``:
+    ``players[i]`` against ``opponents[i]``, each with its label, colours as planned).
+
+    :raises RuntimeError: if a replayed game ends otherwise than the game played (the engine is not deterministic).
+    """
+    games = []
+    for i, ((player, label), (opponent, rival)) in enumerate(zip(players, opponents)):
+        if opponent is None:
+            raise ValueError("record_games needs every opponent's player")
+        first_black = int(plan.colours[i]) == 0
+        black, white = (player, opponent) if first_black else (opponent, player)
+        record = GameRecord.from_moves(record_game(black, white, int(plan.seeds[i])),
+                                       black=label if first_black else rival, white=rival if first_black else label)
+        played = int(diffs[i]) if first_black else -int(diffs[i])
+        if record.final_board().disc_diff() != played:
+            raise RuntimeError(f"game {i} replayed to a disc difference of {record.final_board().disc_diff()}, "
+                               f"not the {played} played")
+        games.append(record)
+    return games
 
 
 def _ladder_pairs(opponents: Sequence[str], depths: Sequence[int]) -> list[tuple[str, int]]:

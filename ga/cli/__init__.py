@@ -15,6 +15,7 @@ from ga.cli.bench import bench
 from ga.cli.evaluate import evaluate
 from ga.cli.export import export
 from ga.cli.inspect import compare, plot, show
+from ga.cli.nboard import nboard
 from ga.cli.play import play
 from ga.cli.run import evolve, resume
 from ga.cli.solve import solve
@@ -29,7 +30,7 @@ def cli() -> None:
     """Evolve the 64 square weights of an Othello evaluation function with a genetic algorithm."""
 
 
-for _command in (evolve, resume, study, play, bench, plot, compare, export, evaluate, show, solve):
+for _command in (evolve, resume, study, play, bench, plot, compare, export, evaluate, show, solve, nboard):
     cli.add_command(_command)
 
 

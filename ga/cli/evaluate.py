@@ -22,6 +22,7 @@ from ga.cli.outputs import note_if_live
 from ga.config import ConfigError
 from ga.files import Output, check_stdout
 from ga.games.executor import all_cores
+from ga.ggf import GameRecord
 from ga.rundir.resolve import resolve_player, run_player
 from ga.weights import load_evaluation
 
@@ -55,10 +56,13 @@ CSV_COLUMNS = (
               help="ladder: both sides solve the last N empty squares exactly (end=N); 0: never.")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
               help="Also write the rows to this CSV file.")
-@click.option("--force", is_flag=True, help="Replace an existing --csv file.")
+@click.option("--save-games", "games_path", type=click.Path(path_type=Path), default=None,
+              help="Also write every game played to this file, one GGF record a line (replayed: twice the time).")
+@click.option("--force", is_flag=True, help="Replace an existing --csv or --save-games file.")
 def evaluate(
     player: str, opponents: tuple[str, ...], games: int, eps: float | None, seed: int,
-    workers: int, protocol: str, depths: str | None, end: int, csv_path: Path | None, force: bool,
+    workers: int, protocol: str, depths: str | None, end: int, csv_path: Path | None, games_path: Path | None,
+    force: bool,
 ) -> None:
     """Play WEIGHTS_OR_SPEC against each --vs opponent; print score, Wilson interval and Elo.
 
@@ -87,11 +91,17 @@ def evaluate(
             if not csv_output.is_stdout:
                 # Written before the games: a full device or a FIFO whose reader left is found now, not after.
                 csv_output.write(_CSV_HEADER)
+        games_output = None
+        if games_path is not None:
+            games_output = stack.enter_context(Output(games_path, force=force, stdout_use="give --save-games a file"))
         _warn_about_training(run_dir, played, protocol)
+        records: list[GameRecord] | None = None if games_output is None else []
         summaries = evaluate_player(
             evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
-            protocol=protocol, depths=chosen_depths, end=end,
+            protocol=protocol, depths=chosen_depths, end=end, records=records, label=label,
         )
+        if games_output is not None and records is not None:
+            games_output.write("".join(record.to_text() + "\n" for record in records))
         if protocol == "ladder":
             label = ladder_label(label)
         click.echo(f"player    {label}")
@@ -104,6 +114,8 @@ def evaluate(
                                                                                       eps, seed))
     if csv_path is not None and not csv_output.is_stdout:
         click.echo(f"wrote {csv_path}")
+    if games_path is not None:
+        click.echo(f"wrote {games_path}")
 
 
 def _warn_about_training(run_dir: Path | None, played: Sequence[str], protocol: str) -> None:

@@ -6,15 +6,19 @@ directly, so tests can drive it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
 from engine import BLACK, PASS, Board, Player, parse_square, square_name
 
 from ga.cli.errors import Command
+from ga.files import Output
+from ga.ggf import GameRecord
 from ga.rundir.resolve import resolve_player
 from ga.games.seeds import derive_seed
 
@@ -35,12 +39,15 @@ def play_human(
     seed: int,
     ask: Callable[[str], str],
     say: Callable[[str], None],
+    moves_played: list[int] | None = None,
 ) -> Board:
     """Plays a game between the human (``BLACK`` or ``WHITE``) and ``computer``; returns the final board.
 
     Illegal or malformed input is refused with the reason and asked again.
     EOFError and KeyboardInterrupt from ``ask`` propagate to the caller.
+    ``moves_played``, if given, receives each move as it is played (PASS for a pass).
     """
+    played = moves_played if moves_played is not None else []
     board = Board()
     ply = 0
     while not board.is_game_over():
@@ -49,6 +56,7 @@ def play_human(
             who = "You" if board.turn == human else "The computer"
             say(f"{who} must pass.")
             board.pass_turn()
+            played.append(PASS)
             ply += 1
             continue
         if board.turn == human:
@@ -79,6 +87,7 @@ def play_human(
             say(f"The computer plays {square_name(square)}.")
         if square != PASS:
             board.play(square)
+        played.append(square)
         ply += 1
     say(str(board))
     say(describe_result(board, human))
@@ -90,7 +99,10 @@ def play_human(
 @click.option("--black", is_flag=True, help="You play black (first); the default.")
 @click.option("--white", is_flag=True, help="You play white.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the computer's random choices.")
-def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
+@click.option("--save", "save_path", type=click.Path(path_type=Path), default=None,
+              help="Write the game to this file as a GGF record when it ends (a game left unfinished too).")
+@click.option("--force", is_flag=True, help="Replace an existing --save file.")
+def play(opponent: str, black: bool, white: bool, seed: int | None, save_path: Path | None, force: bool) -> None:
     """Play against OPPONENT (a player spec, a run directory, a weights file or a built-in table; default
     wpc:1@heuristic) in the terminal.
 
@@ -115,12 +127,22 @@ def play(opponent: str, black: bool, white: bool, seed: int | None) -> None:
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "little")
     human = BLACK if human_colour == "black" else WHITE
-    click.echo(f"You play {human_colour} against {opponent} (seed {seed}). "
-               "Type a square like d3; help lists the moves; quit ends the game.")
-    try:
-        play_human(computer, human, seed, ask=_ask, say=click.echo)
-    except (EOFError, KeyboardInterrupt):
-        click.echo("\nBye.")
+    with contextlib.ExitStack() as stack:
+        # The file's path is checked before the game; the record is written when it ends.
+        output = None if save_path is None else stack.enter_context(
+            Output(save_path, force=force, stdout_use="give --save a file: the board is shown on standard output"))
+        click.echo(f"You play {human_colour} against {opponent} (seed {seed}). "
+                   "Type a square like d3; help lists the moves; quit ends the game.")
+        moves: list[int] = []
+        try:
+            play_human(computer, human, seed, ask=_ask, say=click.echo, moves_played=moves)
+        except (EOFError, KeyboardInterrupt):
+            click.echo("\nBye.")
+        if output is not None:
+            names = {human: "you", 1 - human: opponent}
+            output.write(GameRecord.from_moves(moves, black=names[BLACK], white=names[WHITE]).to_text() + "\n")
+    if save_path is not None:
+        click.echo(f"wrote {save_path}")
 
 
 def _ask(prompt: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import re
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -18,6 +19,7 @@ from engine.board import square_name
 from engine.endgame import MOVES, EndgameSolver, Solution, check_solvable
 from ga.cli.errors import EXIT_INTERRUPTED, PROG, Command
 from ga.files import STDOUT, FileRefused, Output, read_regular
+from ga.ggf import GGFError, read_records
 
 __all__ = ["CSV_COLUMNS", "MAX_EMPTIES", "read_positions", "solve"]
 
@@ -45,7 +47,8 @@ def solve(positions: tuple[str, ...], moves: str, csv_path: Path | None, force: 
     A position is 64 squares a1..h8 (X black, O white, - empty), a space and
     the side to move (X or O), quoted as one argument or given as two; a
     file holds one per line (.obf: a ';' starts a comment), and '-' reads
-    them from standard input. Empty squares of a finished game count for its
+    them from standard input. A GGF game record (an argument or a file, one
+    record a line) gives the position at its end. Empty squares of a finished game count for its
     winner, as in the published scores. One row per position, then a total.
     """
     boards = list(_gather(positions))
@@ -97,6 +100,8 @@ def _gather(arguments: Sequence[str]) -> Iterator[tuple[str, Board]]:
         index += 1
         if text == STDOUT:  # the same '-' names standard input here
             yield from read_positions(sys.stdin.read(), "standard input")
+        elif _is_game_record(text):
+            yield from _final_positions(text, "game record")
         elif _looks_like_position(text):
             yield f"position {text!r}", _board(text, f"position {text!r}")
         else:
@@ -124,11 +129,29 @@ def _board(text: str, where: str) -> Board:
         raise ValueError(f"{where}: {error}") from None
 
 
+def _is_game_record(text: str) -> bool:
+    """Says whether a text is GGF game records (``(;GM[Othello]...;)``, perhaps after a game count) rather than
+    position lines."""
+    return re.match(r"\s*(?:[12]\s+)?\(;", text) is not None
+
+
+def _final_positions(text: str, source: str) -> list[tuple[str, Board]]:
+    """Returns ``(where, board)`` for the final position of each GGF record of ``text``."""
+    try:
+        records = read_records(text)
+    except GGFError as error:
+        raise ValueError(f"{source}: {error}") from None
+    return [(f"{source}, game {number}", record.final_board()) for number, record in enumerate(records, start=1)]
+
+
 def read_positions(text: str, source: str) -> list[tuple[str, Board]]:
     """Returns ``(where, board)`` for each position line of ``text``; ``;`` starts a comment, blank lines are skipped.
+    A text of GGF game records gives the final position of each game.
 
     :raises ValueError: naming the source, the line and what is wrong with it.
     """
+    if _is_game_record(text):
+        return _final_positions(text, source)
     boards = []
     for number, line in enumerate(text.splitlines(), start=1):
         content = line.split(";", 1)[0].strip()
