@@ -42,7 +42,7 @@ from engine._patterns import GROUP_LIMIT, MAX_SQUARES, PatternTables
 from engine.tables import WEIGHT_LIMIT
 
 __all__ = ["COLOURS", "DIGITS", "MAX_SQUARES", "TUPLE_SETS", "VALUE_LIMIT", "NTuple", "PatternError", "PatternNetwork",
-           "compiled", "symmetric_copies", "tuple_set"]
+           "compiled", "network_reach", "symmetric_copies", "tuple_set"]
 
 #: The colour conventions of a network (see the module's docstring).
 COLOURS = ("invert", "negate")
@@ -154,8 +154,7 @@ class PatternNetwork:
         for number, ntuple in enumerate(self.tuples):
             if ntuple.weights.shape[0] != len(phases):
                 raise PatternError(f"tuple {number + 1} has {ntuple.weights.shape[0]} tables for {len(phases)} phases")
-        largest = max(sum(len(t.copies) * float(np.max(np.abs(t.weights[phase]))) for t in self.tuples)
-                      for phase in range(len(phases)))
+        largest = network_reach(self)
         if largest > VALUE_LIMIT:
             raise PatternError(f"the network's values reach {largest:.4g}, beyond +-{VALUE_LIMIT:g}, the range in "
                                "which a finished game outweighs any value; scale its weights down")
@@ -201,6 +200,12 @@ class PatternNetwork:
     def _compiled(self) -> PatternTables:
         masks, tables = _groups(self)
         return PatternTables(masks, tables, [self.phase_of(e) for e in range(61)], self.colours == "negate", self)
+
+
+def network_reach(network: PatternNetwork) -> float:
+    """Returns the largest magnitude a network's value can reach: per phase, each copy at its table's largest."""
+    return max(sum(len(t.copies) * float(np.max(np.abs(t.weights[phase]))) for t in network.tuples)
+               for phase in range(len(network.phases)))
 
 
 def compiled(network: PatternNetwork) -> PatternTables:
