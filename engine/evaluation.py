@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.tables import WEIGHT_LIMIT
+
 __all__ = ["DOCUMENT_FORMAT", "EVALUATIONS", "FEATURES", "Evaluation", "FeatureError"]
 
 #: The features an evaluation may weigh, in their canonical order (engine/_features.pxd defines each).
@@ -61,6 +63,20 @@ class Evaluation:
                                f"{len(self.features) * self.n_tables} feature weights, got {len(self.feature_weights)}")
         if not all(math.isfinite(w) for w in (*self.squares, *self.feature_weights)):
             raise FeatureError("an evaluation's weights must be finite numbers (found NaN or inf)")
+        # Bounded as a table's squares are: beyond, a position's value can overflow (mobility 1.7e308 and
+        # frontier -1.7e308 made it NaN) and a finished game no longer outweighs every position's score.
+        for index, weight in enumerate(self.feature_weights):
+            if abs(weight) > WEIGHT_LIMIT:
+                name = self.features[index % len(self.features)]
+                raise FeatureError(f"weight {weight:g} of feature {name!r} is beyond +-{WEIGHT_LIMIT:g}, the range in "
+                                   "which a finished game outweighs any position's score; scale the evaluation down "
+                                   "(only the ratios of the weights matter)")
+        for index, weight in enumerate(self.squares):
+            if abs(weight) > WEIGHT_LIMIT:
+                square = "abcdefgh"[index % 64 % 8] + str(index % 64 // 8 + 1)
+                raise FeatureError(f"weight {weight:g} at {square} is beyond +-{WEIGHT_LIMIT:g}, the range in which a "
+                                   "finished game outweighs any position's score; scale the evaluation down (only "
+                                   "the ratios of the weights matter)")
         if not 1 <= self.phase_move <= 59:
             raise FeatureError(f"phase_move must be in 1..59, got {self.phase_move}")
         if not 0 <= self.end <= 60:
@@ -117,7 +133,8 @@ class Evaluation:
         """
         if document.get("format") != DOCUMENT_FORMAT:
             raise FeatureError(f"'format' must be {DOCUMENT_FORMAT!r}, got {document.get('format')!r}")
-        if document.get("version") != DOCUMENT_VERSION:
+        version = document.get("version")
+        if type(version) is not int or version != DOCUMENT_VERSION:  # 1.0 and true equal 1, but are no version
             raise FeatureError(f"'version' {document.get('version')!r} is not one this tool reads "
                                f"({DOCUMENT_VERSION})")
         unknown = sorted(set(document) - {"format", "version", "layout", "squares", "features", "end",

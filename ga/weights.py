@@ -691,7 +691,8 @@ def _evaluation_of(document: dict[str, Any], source: str) -> Evaluation:
     try:
         return Evaluation.from_document(document, source)
     except FeatureError as error:
-        raise WeightsError(source, str(error), f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)") from None
+        fix = "" if "scale the evaluation down" in str(error) else f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)"
+        raise WeightsError(source, str(error), fix) from None
 
 
 def _markdown_blocks(text: str) -> tuple[str, dict[str, list[tuple[int, list[str]]]]]:

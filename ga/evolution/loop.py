@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 from deap import tools
 
+from engine import Interrupted, stop_work
+
 from ga.config import Config, result_settings, table_digests
 from ga.evolution import fitness, operators, tournament
 from ga.evolution.genome import expand, table_length
@@ -57,7 +59,8 @@ ProgressFactory = Callable[[Stage], Any]
 
 
 class StopRequest:
-    """Turns SIGINT/SIGTERM into a request to stop after the current generation."""
+    """Turns SIGINT/SIGTERM into a request to stop: after the current generation, or at once if its games are
+    being played (they are void then, and the run keeps its last checkpoint)."""
 
     def __init__(self) -> None:
         self.signal: int | None = None
@@ -66,6 +69,9 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # a second Ctrl-C stops at once; the checkpoint is intact
         self.signal = signum
+        # Games being played now stop between two moves (engine.Interrupted): a generation of long games
+        # (deep searches, exact endgames) would otherwise hold the stop for minutes.
+        stop_work()
 
     @contextmanager
     def installed(self) -> Iterator[StopRequest]:
@@ -96,10 +102,11 @@ class PendingSave:
                  result: fitness.Generation, bar: Any = None):
         self.finish, self.writer, self.result, self.bar = finish, writer, result, bar
         self.written = False
+        self.done: int | None = None  # the generations its checkpoint covers (None: it wrote none)
 
     def __call__(self) -> int | None:
         if self.written:
-            return None
+            return self.done
         self.written = True
         record, checkpoint = self.finish()
         self.writer.append_generation(record, self.result.game_log)
@@ -108,6 +115,7 @@ class PendingSave:
             checkpoint.csv_bytes = self.writer.csv_bytes()
             self.writer.write_checkpoint(checkpoint)
             done = checkpoint.generation + 1
+        self.done = done
         if self.bar is not None:
             self.bar.update(record)
         return done
@@ -206,10 +214,18 @@ class GenerationLoop:
                         random.seed(derive_seed(seed, Stream.VARIATION, generation))
                         population = breed(population, toolbox, config)
                 bred = time.perf_counter()
-                result = fitness.evaluate_generation(
-                    population, generation, config, champions, self.game_map, costs,
-                    while_playing=self._while_playing(pending, generation, len(champions)),
-                    plan=self._plan(generation, len(population), len(champions)))
+                try:
+                    result = fitness.evaluate_generation(
+                        population, generation, config, champions, self.game_map, costs,
+                        while_playing=self._while_playing(pending, generation, len(champions)),
+                        plan=self._plan(generation, len(population), len(champions)))
+                except Interrupted:
+                    if self.stop.signal is None:
+                        raise
+                    # Stopped while its games were played: the generation is void, the last checkpoint stands.
+                    if pending is not None:
+                        done = pending() or done
+                    break
                 if pending is not None:
                     done = pending() or done
                 evaluated = time.perf_counter()
