@@ -100,8 +100,10 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: Path | 
     endgame on generated and FFO positions) and the loop's cost (a whole seed2021.toml run against its games
     played in one batch plus start-up); medians."""
     from ga.analysis.bench import HEADER, loop_overhead, machine_load, measure, ratios, row
+    from ga.files import check_stdout
     from ga.games.executor import all_cores
 
+    check_stdout("bench prints its measurements there; redirect it to a file")
     chosen = groups or GROUP_CHOICES
     ffo = ffo or _ffo_positions()
     # A whole run starts a process and draws figures: at --quick's 20 generations, once is most of the time.

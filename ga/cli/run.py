@@ -59,6 +59,10 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
         click.echo(f"finished {result.generations_done} generations in {summary}; results in {result.run_dir}{plots}")
         if drawn and figures_not_drawn(result.run_dir):
             click.echo(figures_not_drawn(result.run_dir))
+    elif not os.path.lexists(result.run_dir / CHECKPOINT):  # stopped before its first generation was done
+        click.echo(f"stopped during {result.stopped_in}; '{result.run_dir}' holds nothing to resume: remove it and "
+                   "run evolve again", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
     else:
         click.echo(
             f"stopped during {result.stopped_in} (checkpoint saved); "
