@@ -1826,7 +1826,7 @@ def test_solve_from_a_standard_input_that_is_no_positions_file(tmp_path: Path, r
     assert "standard input" in lines[0]
 
 
-@pytest.mark.parametrize("argv", [["solve", "-" * 60 + "XO" * 2 + " X"], ["bench", "--quick", "--only", "engine"]],
+@pytest.mark.parametrize("argv", [["solve", "X" * 62 + "O- X"], ["bench", "--quick", "--only", "engine"]],
                          ids=["solve", "bench"])
 def test_a_closed_standard_output_is_named_by_solve_and_bench(argv: list[str]) -> None:
     # Both exited 0 with their output lost.
@@ -1853,7 +1853,7 @@ def test_a_file_named_like_a_position_is_read_as_a_file(tmp_path: Path, monkeypa
     assert "+64" in out and "h8" in out
 
 
-@pytest.mark.parametrize("command", [["solve", "-" * 60 + "XO" * 2 + " X", "--csv"],
+@pytest.mark.parametrize("command", [["solve", "X" * 62 + "O- X", "--csv"],
                                      ["evaluate", "heuristic", "--vs", "random", "--games", "2", "--csv"],
                                      ["export", "heuristic", "--format", "csv", "-o"]], ids=lambda c: c[0])
 def test_an_output_path_ending_in_a_slash_names_a_directory(tmp_path: Path, command: list[str]) -> None:
@@ -1887,7 +1887,7 @@ def test_exported_c_from_a_path_holding_a_comment_opener_compiles(tmp_path: Path
         code, _, lines = run_cli(["export", spec, "--format", fmt, "-o", str(out), "--force"])
         assert code == 0, lines
         assert "/*" in out.read_text()  # the comments are there, the path in them defused
-        compiled = subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-c", str(out), "-o", str(tmp_path / "e.o")],
+        compiled = subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-Wno-unused-function", "-c", str(out), "-o", str(tmp_path / "e.o")],
                                   capture_output=True, text=True)
         assert compiled.returncode == 0, compiled.stderr
     table = folder / "w.csv"

@@ -17,6 +17,7 @@ import click
 from engine import Board
 from engine.board import square_name
 from engine.endgame import MOVES, EndgameSolver, Solution, check_solvable
+from ga.cli.outputs import output_path
 from ga.cli.errors import EXIT_INTERRUPTED, PROG, Command
 from ga.files import STDOUT, FileRefused, Output, check_stdout, read_regular
 
@@ -35,7 +36,7 @@ _BOARD_CHARS = frozenset("XxOo*-.")
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION_OR_FILE...")
 @click.option("--moves", type=click.Choice(MOVES), default="best", show_default=True,
               help="best: the value and every best move; all: also the exact value of every move (slower).")
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
+@click.option("--csv", "csv_path", type=click.Path(), callback=output_path, default=None,
               help="Also write one row per position to this CSV file ('-' for standard output).")
 @click.option("--force", is_flag=True, help="Replace an existing --csv file.")
 @click.option("--max-empties", type=click.IntRange(1, 60), default=MAX_EMPTIES, show_default=True,
