@@ -1895,3 +1895,165 @@ def test_exported_c_from_a_path_holding_a_comment_opener_compiles(tmp_path: Path
     code, _, lines = run_cli(["export", str(table), "--format", "c", "-o", str(tmp_path / "w.c")])
     assert code == 0, lines
     assert "/*b" not in (tmp_path / "w.c").read_text().replace("/* ", "")
+
+
+# ---------------------------------------------------------------- studies that delete, escape, crash or hang
+
+
+STUDY_TOML = """\
+[study]
+seeds = "1-2"
+{study}
+[[configs]]
+label = "tiny"
+file = "tiny.toml"
+
+[[measures]]
+name = "{measure}"
+protocol = "plain"
+opponents = ["random"]
+games = 4
+"""
+
+
+def tiny_study(folder: Path, study: str = "", measure: str = "league") -> Path:
+    """Writes a study of the tiny experiment (two seeds, one measure) in ``folder``; returns its file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tiny.toml").write_text(cases.TINY_TOML)
+    path = folder / "study.toml"
+    path.write_text(STUDY_TOML.format(study=study, measure=measure))
+    return path
+
+
+@pytest.mark.parametrize(("study", "measure", "fragment"), [
+    ('name = "../../x"', "league", "study key 'study.name' must be 1-100 printable characters without /"),
+    ('name = "/tmp/x"', "league", "study key 'study.name' must be"),
+    ('name = "a\\nb"', "league", "study key 'study.name' must be"),
+    ("", "seed", "its score 'seed' would be study.csv's own column 'seed'"),
+    ("", "wall_s", "would be study.csv's own column 'wall_s'"),
+    ('seeds = "' + ",".join(f"{k * 10**7}-{k * 10**7 + 999_998}" for k in range(60)) + '"', "league",
+     "names 59,999,940 seeds, more than a study runs (100,000)"),
+    ("max_runs = 1000000000", "league", "study key 'study.max_runs' must be at most 100,000"),
+], ids=["traversal", "absolute", "newline", "seed", "wall_s", "60 huge ranges", "max_runs 1e9"])
+def test_a_study_that_would_escape_crash_or_hang_is_refused_as_it_is_read(tmp_path: Path, study: str, measure: str,
+                                                                          fragment: str) -> None:
+    # A name of ../../x wrote outside results/; a measure named seed played every run, then crashed in the summary;
+    # 60 ranges of a million seeds took 3.4 GB and 8 s before naming no reason.
+    from ga.study.schema import StudyError, load_study
+
+    tried("configs")
+    text = study.replace('seeds = "', 'seeds = "', 1)
+    path = tiny_study(tmp_path, text.replace('seeds = "1-2"', "") if "seeds" in text else text, measure)
+    if "seeds" in text:
+        path.write_text(path.read_text().replace('seeds = "1-2"\n', ""))
+    with pytest.raises(StudyError, match=re.escape(fragment)):
+        load_study(path)
+
+
+def test_a_grid_too_large_or_all_pairs_of_too_many_configs_are_refused_before_they_are_built(tmp_path: Path) -> None:
+    # A grid of a million configs validated for minutes; all pairs of 2,000 configs took minutes to summarize.
+    from ga.study.schema import StudyError, load_study
+
+    tried("configs")
+    path = tiny_study(tmp_path, "max_runs = 100000")
+    grid = '\n[grid]\nbase = "tiny.toml"\nvalues = { "mutation.sigma" = [%s], "mutation.gene_probability" = [%s] }\n'
+    path.write_text(path.read_text().replace('[[configs]]\nlabel = "tiny"\nfile = "tiny.toml"\n', "") + grid % (
+        ", ".join(str(0.001 * k) for k in range(1, 1001)), ", ".join(str(0.0001 * k) for k in range(1, 1001))))
+    with pytest.raises(StudyError, match="makes 1,000,000 configs, more than a study holds"):
+        load_study(path)
+    path.write_text(path.read_text().replace("range", "").split("[grid]")[0] + grid % (
+        ", ".join(str(0.001 * k) for k in range(1, 201)), "0.05"))
+    with pytest.raises(StudyError, match="compares every pair of the 200 configs, 19,900 pairs"):
+        load_study(path)
+
+
+def test_dask_local_with_more_workers_than_the_machine_runs_is_refused(tmp_path: Path) -> None:
+    # --dask local:100000 was accepted and sat silent.
+    pytest.importorskip("distributed")
+    path = tiny_study(tmp_path)
+    out = tmp_path / "out"
+    assert_bad_input(["study", str(path), "--out", str(out), "--quiet", "--dask", "local:100000"],
+                     "asks for 100,000 local Dask workers", unwritten=(out,))
+
+
+@pytest.mark.parametrize("what", ["a file of the user's", "a FIFO checkpoint", "a directory checkpoint",
+                                  "a dangling link checkpoint", "finished without checkpoint"])
+def test_a_study_never_deletes_what_it_did_not_write(tmp_path: Path, what: str) -> None:
+    # A run directory without a regular checkpoint.json was removed with rmtree and played again, the user's files
+    # and finished, scored runs included.
+    from ga.study.runner import run_state
+    from ga.study.schema import StudyError, load_study
+
+    tried("run-dir faults")
+    study = load_study(tiny_study(tmp_path / "files"))
+    config = study.run_config(study.configs[0], 1)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.toml").write_text("[experiment]\n")
+    (run / "manifest.json").write_text(json.dumps({"status": "finished"}))
+    if what == "a file of the user's":
+        (run / "notes.txt").write_text("mine")
+    elif what == "a FIFO checkpoint":
+        os.mkfifo(run / "checkpoint.json")
+    elif what == "a directory checkpoint":
+        (run / "checkpoint.json").mkdir()
+    elif what == "a dangling link checkpoint":
+        (run / "checkpoint.json").symlink_to(tmp_path / "nowhere")
+    before = snapshot(tmp_path)
+    with pytest.raises(StudyError, match="move (it|the run directory|the directory) away"):
+        run_state(run, config)
+    assert snapshot(tmp_path) == before
+    (run / "manifest.json").write_text(json.dumps({"status": "running"}))
+    if what == "finished without checkpoint":  # a run begun and killed before its first checkpoint: restarted
+        assert run_state(run, config) == "restart"
+
+
+@pytest.mark.parametrize("where", ["plots", "runs/tiny-seed1", "summary.md", "scores/tiny-seed1.json"])
+def test_a_study_directory_refuses_links_and_fifos_where_it_writes(tmp_path: Path, where: str) -> None:
+    # plots/ or runs/X as links sent the study's writes outside; a FIFO summary.md or scores file was replaced.
+    from ga.study.runner import open_study
+    from ga.study.schema import StudyError, load_study
+
+    tried("run-dir faults")
+    study = load_study(tiny_study(tmp_path / "files"))
+    study_dir = tmp_path / "study"
+    open_study(study, study_dir)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = study_dir / where
+    if where.endswith((".md", ".json")):
+        os.mkfifo(path)
+    else:
+        path.symlink_to(outside, target_is_directory=True)
+    before = snapshot(tmp_path)
+    with pytest.raises(StudyError, match=re.escape(f"'{path}' is ")):
+        open_study(study, study_dir)
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("edit", ["swapped", "1e30 games", "study.toml", "config"])
+def test_edited_scores_and_study_files_are_refused(tmp_path: Path, edit: str) -> None:
+    # Scores with games 1e30 or wins and losses swapped were summarized; an edited study.toml made summary.md state
+    # the wrong game count.
+    from ga.study.runner import RunOutcome, _write_scores, open_study, read_scores
+    from ga.study.schema import StudyError, load_saved_study, load_study
+
+    tried("run-dir faults")
+    study = load_study(tiny_study(tmp_path / "files"))
+    study_dir = tmp_path / "study"
+    open_study(study, study_dir)
+    _write_scores(study_dir, RunOutcome("tiny", 1, True, {"league": {"games": 4, "wins": 3, "draws": 0, "losses": 1}}))
+    assert read_scores(study_dir, "tiny", 1)["league"].wins == 3
+    assert load_saved_study(study_dir) == study
+    scores = study_dir / "scores" / "tiny-seed1.json"
+    if edit == "swapped":
+        scores.write_text(scores.read_text().replace('"wins": 3', '"wins": 1').replace('"losses": 1', '"losses": 3'))
+    elif edit == "1e30 games":
+        scores.write_text(scores.read_text().replace('"games": 4', '"games": ' + "1" + "0" * 30))
+    elif edit == "study.toml":
+        (study_dir / "study.toml").write_text((study_dir / "study.toml").read_text().replace("games = 4", "games = 40"))
+    else:
+        config = study_dir / "configs" / "tiny.toml"
+        config.write_text(config.read_text().replace("size = 8", "size = 10"))
+    with pytest.raises(StudyError, match="checksum|were edited since the study wrote them"):
+        read_scores(study_dir, "tiny", 1) if edit in ("swapped", "1e30 games") else load_saved_study(study_dir)
