@@ -6,7 +6,7 @@
 """
 
 from engine import _bitboard
-from engine._endgame import Interrupted, stop_work
+from engine._endgame import Interrupted, in_engine_work, stop_work
 from engine._players import Player, play_game, play_match, record_game
 from engine.board import BLACK, PASS, SQUARE_NAMES, WHITE, Board, parse_square, square_name
 from engine.players import PlayerSpec, build_player, parse_spec
@@ -15,7 +15,7 @@ from engine.tables import TABLES
 __all__ = [
     "BLACK", "PASS", "SQUARE_NAMES", "TABLES", "WHITE", "Board", "Interrupted", "Player", "PlayerSpec",
     "build_player", "parse_spec", "parse_square", "perft", "play_game", "play_match",
-    "record_game", "square_name", "stop_work",
+    "in_engine_work", "record_game", "square_name", "stop_work",
 ]
 
 

@@ -98,15 +98,25 @@ cdef extern from "<pthread.h>" nogil:
 cdef pthread_t MAIN_THREAD = <pthread_t>threading.main_thread().ident
 cdef uint64_t main_work = 0  # work since the main thread last ran its handlers (only the main thread touches it)
 cdef object pending = None  # what a handler raised in engine_stop, for the entry point to raise
+cdef bint handling = False  # the engine runs the signal handlers now (they may ask it to stop: stop_work)
 
 
 cdef void run_handlers() noexcept with gil:
-    global pending
+    global pending, handling
+    handling = True
     try:
         PyErr_CheckSignals()
     except BaseException as error:  # KeyboardInterrupt, or whatever a handler raised: raised by the entry point
         pending = error
         othello_ga_set_stop(1)
+    finally:
+        handling = False
+
+
+def in_engine_work():
+    """Returns whether a signal handler running now was called from within the engine's work (which it may stop
+    with :func:`stop_work`), rather than between two pieces of it."""
+    return handling
 
 
 cdef inline bint on_main_thread() noexcept nogil:

@@ -1600,24 +1600,6 @@ def test_evolve_into_a_file_and_resume_without_a_checkpoint_say_what_to_do(finis
                      f"nothing to resume; remove '{run_dir}' and run evolve again")
 
 
-def test_the_documented_counts_are_this_suites() -> None:
-    # Runs last in this module: when the whole module ran, docs/runs.md must state the counts it printed
-    # (within 2%: which other test modules were imported beforehand shifts a few generated examples).
-    counts = {category: cases.TRIED[category] for category in cases.CATEGORIES}
-    if not all(counts.values()):
-        pytest.skip("only part of the bad-input suite ran")
-    docs = " ".join((ROOT / "docs" / "runs.md").read_text(encoding="utf-8").split())
-    found = re.search(r"([\d,]+) cases per run \(([^)]*)\)", docs)
-    assert found, "docs/runs.md must state the bad-input counts"
-    stated = {name: int(number.replace(",", "")) for name, number in
-              (part.rsplit(" ", 1) for part in found.group(2).split(", "))}
-    actual = f"{sum(counts.values()):,} cases per run (" + ", ".join(f"{c} {n:,}" for c, n in counts.items()) + ")"
-    assert set(stated) == set(counts), f"update docs/runs.md: '{actual}'"
-    for category, count in counts.items():
-        assert abs(stated[category] - count) <= max(2, count // 50), f"update docs/runs.md: '{actual}'"
-    assert abs(int(found.group(1).replace(",", "")) - sum(counts.values())) <= sum(counts.values()) // 50
-
-
 # ---------------------------------------------------------------- evaluations that overflow, Ctrl-C in the engine
 
 
@@ -2057,3 +2039,21 @@ def test_edited_scores_and_study_files_are_refused(tmp_path: Path, edit: str) ->
         config.write_text(config.read_text().replace("size = 8", "size = 10"))
     with pytest.raises(StudyError, match="checksum|were edited since the study wrote them"):
         read_scores(study_dir, "tiny", 1) if edit in ("swapped", "1e30 games") else load_saved_study(study_dir)
+
+
+def test_the_documented_counts_are_this_suites() -> None:
+    # Runs last in this module: when the whole module ran, docs/runs.md must state the counts it printed
+    # (within 2%: which other test modules were imported beforehand shifts a few generated examples).
+    counts = {category: cases.TRIED[category] for category in cases.CATEGORIES}
+    if not all(counts.values()):
+        pytest.skip("only part of the bad-input suite ran")
+    docs = " ".join((ROOT / "docs" / "runs.md").read_text(encoding="utf-8").split())
+    found = re.search(r"([\d,]+) cases per run \(([^)]*)\)", docs)
+    assert found, "docs/runs.md must state the bad-input counts"
+    stated = {name: int(number.replace(",", "")) for name, number in
+              (part.rsplit(" ", 1) for part in found.group(2).split(", "))}
+    actual = f"{sum(counts.values()):,} cases per run (" + ", ".join(f"{c} {n:,}" for c, n in counts.items()) + ")"
+    assert set(stated) == set(counts), f"update docs/runs.md: '{actual}'"
+    for category, count in counts.items():
+        assert abs(stated[category] - count) <= max(2, count // 50), f"update docs/runs.md: '{actual}'"
+    assert abs(int(found.group(1).replace(",", "")) - sum(counts.values())) <= sum(counts.values()) // 50

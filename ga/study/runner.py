@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 from typing import Any
 
-from engine import Interrupted
+from engine import Interrupted, stop_work
 
 from ga.analysis.stats import MatchSummary
 from ga.config import Config, config_to_dict, config_from_dict
@@ -336,7 +336,8 @@ def _follow_parent(parent: int) -> None:
     """Stops this task process's work when the study's process is gone (its parent is then another process)."""
     while os.getppid() == parent:
         time.sleep(_POLL_S)
-    _TASK_STOP(signal.SIGTERM, None)  # the run stops at its next generation (or at once, if its games play)
+    _TASK_STOP(signal.SIGTERM, None)  # the run stops, its checkpoint intact, and the games it plays now at once:
+    stop_work()
     # Nothing can take this process's outcome any more: it ends once its run has stopped and saved (the task
     # returns), or at once if it was waiting for a task.
     while True:
