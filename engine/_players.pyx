@@ -17,7 +17,7 @@ from libc.stdint cimport int64_t, uint64_t, int32_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from engine._endgame cimport EndEntry, Solver, new_table, solve_best_moves
+from engine._endgame cimport EndEntry, Solver, engine_stop, new_table, solve_best_moves, work_begins, work_ends
 from engine._features cimport (
     CORNER_C, CORNER_X, FRONTIER, MOBILITY, N_FEATURES, PARITY, STABILITY, feature_sum, feature_value,
 )
@@ -46,6 +46,11 @@ DEF TIE_TOLERANCE = 1e-9
 # when every player's table had 2**16 slots (callgrind).
 DEF ENDGAME_TABLE_FROM = 7
 DEF ENDGAME_TABLE_BITS = 20
+# The work a game counts for itself before it asks whether to stop (engine_stop): moves and positions searched.
+# A game of table players asks once at most; one that searches asks every few milliseconds.
+DEF GAME_CHECK_WORK = 4096
+# The work a loop of games counts for a game it has played (about its moves), asking after each.
+DEF GAME_WORK = 64
 
 # The kinds come from engine/kinds.py, the one table of them (its codes are PlayerKind's values).
 #: The PlayerKind enum's values by kind name, for the test that keeps engine/kinds.py and the enum equal.
@@ -798,6 +803,10 @@ cdef int choose_by_kind(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O,
             ties += 1
             if rng_below(rng, ties) == 0:
                 choice = square
+    if choice == PASS:
+        # Every score was NaN (an evaluation whose terms overflow to inf - inf), which no comparison takes:
+        # the first move, never a pass while a move is legal (the game would never end).
+        choice = first_bit(moves)
     return choice
 
 
@@ -818,6 +827,7 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
     cdef uint64_t P = START_BLACK, O = START_WHITE, flips, bit, moves
     cdef int square, side = 0, plies = 0
     cdef const PlayerC* mover
+    cdef uint64_t work = 0, before
     rng.state = seed
     for t in range(2):
         # A deep search remembers its positions for the whole game: a value depends only on the
@@ -842,8 +852,17 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
             if mover.kind == KIND_RANDOM:  # the commonest opponent: no call
                 square = nth_bit(moves, rng_below(&rng, bit_count(moves)))
             else:
+                before = searched
                 square = choose_move(mover, P, O, moves, side, &rng, &searched, tables[side], masks[side],
                                      &solvers[side])
+                # The positions searched, or for a look-ahead that counts none about the positions it saw.
+                work += 1 + searched - before
+                if mover.kind != KIND_ALPHABETA and mover.depth > 1:
+                    work += (<uint64_t>1) << min(3 * (mover.depth - 1), 30)
+                if work >= GAME_CHECK_WORK:
+                    if engine_stop(work):
+                        break  # stopped (Ctrl-C): the game is void
+                    work = 0
         if record != NULL:
             record[plies] = square
         plies += 1
@@ -877,6 +896,8 @@ cdef void init_solver(Solver* solver, int end) noexcept nogil:
     solver.mask = 0
     solver.table = NULL
     cdef int bits = min(end + 2, ENDGAME_TABLE_BITS)
+    solver.checked = 0
+    solver.stopped = False
     if end > ENDGAME_TABLE_FROM:
         solver.table = new_table(bits)
         if solver.table != NULL:
@@ -1131,8 +1152,10 @@ cdef class Player:
         rng.state = seed
         P, O = _side_relative(board)
         init_solver(&solver, self.c.end)
+        work_begins()
         square = choose_move(self.c, P, O, get_moves(P, O), board.turn, &rng, &nodes, NULL, 0, &solver)
         free(solver.table)
+        work_ends()
         return square
 
 
@@ -1165,8 +1188,10 @@ def _side_relative(board):
 def play_game(Player black, Player white, uint64_t seed):
     """Plays one game in C and returns black's discs minus white's."""
     cdef int diff
+    work_begins()
     with nogil:
         diff = play_game_c(black.c, white.c, seed, NULL, NULL, NULL)
+    work_ends()
     return diff
 
 
@@ -1174,8 +1199,10 @@ def record_game(Player black, Player white, uint64_t seed):
     """Returns the moves of ``play_game(black, white, seed)`` (64 = forced pass)."""
     cdef int record[MAX_PLIES]
     cdef int n_record = 0
+    work_begins()
     with nogil:
         play_game_c(black.c, white.c, seed, record, &n_record, NULL)
+    work_ends()
     return [record[i] for i in range(n_record)]
 
 
@@ -1203,12 +1230,16 @@ def search_match(Player first, Player second, seeds, colours=None):
     cdef uint8_t[::1] colour_view = colour_array
     result = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] diffs = result
+    work_begins()
     with nogil:
         for i in range(n):
             if colour_view[i] == 0:
                 diffs[i] = play_game_c(first.c, second.c, seed_view[i], NULL, NULL, &searched)
             else:
                 diffs[i] = -play_game_c(second.c, first.c, seed_view[i], NULL, NULL, &searched)
+            if engine_stop(GAME_WORK):
+                break
+    work_ends()  # raises if stopped (Ctrl-C): no result of a stopped match
     return result, searched
 
 
@@ -1216,6 +1247,9 @@ cdef extern from *:
     """
     static inline Py_ssize_t othello_ga_take(Py_ssize_t* counter) {
         return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    static inline void othello_ga_close(Py_ssize_t* counter, Py_ssize_t n) {
+        __atomic_store_n(counter, n, __ATOMIC_RELAXED);
     }
     static inline int othello_ga_is_built(const int* state) {
         return __atomic_load_n(state, __ATOMIC_ACQUIRE) == 2;
@@ -1230,6 +1264,8 @@ cdef extern from *:
     """
     # Hands out the next game index: each thread playing a SharedPlan takes one at a time.
     Py_ssize_t othello_ga_take(Py_ssize_t* counter) noexcept nogil
+    # Hands out no more: every later take is past the end.
+    void othello_ga_close(Py_ssize_t* counter, Py_ssize_t n) noexcept nogil
     # A player slot's state: 0 not built, 1 being built by the thread that claimed it, 2 built.
     bint othello_ga_is_built(const int* state) noexcept nogil
     bint othello_ga_claim(int* state) noexcept nogil
@@ -1377,6 +1413,7 @@ cdef class SharedPlan:
             raise ValueError("member indices must index the rows of tables")
         self.result = np.empty(n_games, dtype=np.int32)
         self.diffs = self.result
+        work_begins()  # new work: a stop asked for before it does not apply (every thread's play heeds later ones)
         self.n_games = n_games
         self.next_game = 0
         self.code, self.n_weights, self.eps, self.phase_move = KINDS[kind], weights.shape[1] // width, eps, phase_move
@@ -1403,6 +1440,10 @@ cdef class SharedPlan:
         if self.players == NULL or self.built == NULL:
             raise MemoryError()
 
+    def abandon(self):
+        """Hands out no more games: each thread playing the plan returns after its current game."""
+        othello_ga_close(&self.next_game, self.n_games)
+
     cdef const PlayerC* player(self, Py_ssize_t key) noexcept nogil:
         """Returns the player of slot key (table row * n_depths + depth), built on first use."""
         cdef int32_t at = self.slot[key]
@@ -1421,7 +1462,12 @@ cdef class SharedPlan:
         return pc
 
     def play(self, Py_ssize_t most=-1):
-        """Plays games until none is left, or ``most`` of them if ``most >= 0``; returns how many this call played."""
+        """Plays games until none is left, or ``most`` of them if ``most >= 0``; returns how many this call played.
+
+        Ctrl-C stops it within milliseconds, even inside a long game or solve: it raises KeyboardInterrupt (or
+        :class:`~engine._endgame.Interrupted`, when a handler asked the engine to stop, also before this call
+        but after the plan was made), on every thread that plays the plan, and the plan's results are void.
+        """
         cdef Py_ssize_t i, played = 0
         cdef const PlayerC* rival
         cdef const PlayerC* me
@@ -1441,6 +1487,9 @@ cdef class SharedPlan:
                 else:
                     self.diffs[i] = -play_game_c(rival, me, self.seed_view[i], NULL, NULL, NULL)
                 played += 1
+                if engine_stop(GAME_WORK):
+                    break
+        work_ends()  # raises if stopped (Ctrl-C): the plan's results are void
         return played
 
 

@@ -19,10 +19,16 @@ from collections.abc import Sequence
 from engine.evaluation import Evaluation
 from engine.patterns import PatternNetwork
 
-__all__ = ["FEATURE_MEANINGS", "PHASE_NAMES", "SQUARES", "format_c_evaluation", "format_python_evaluation",
-           "phase_comment", "value_sentence"]
+__all__ = ["FEATURE_MEANINGS", "PHASE_NAMES", "SQUARES", "c_comment_text", "format_c_evaluation",
+           "format_python_evaluation", "phase_comment", "value_sentence"]
 
 SQUARES = 64
+
+
+def c_comment_text(text: str) -> str:
+    """Returns text (a source's path, a description) safe inside a C block comment: ``*/`` would end it, and ``/*``
+    inside it is an error under ``gcc -Wall -Werror`` ("/*" within comment)."""
+    return text.replace("/*", "/ *").replace("*/", "* /")
 PHASE_NAMES = ("before the switch move", "after the switch move")
 
 # Each feature's definition, one line, said beside its weight in the code formats.
@@ -387,7 +393,7 @@ def format_c_evaluation(evaluation: Evaluation, squares: Sequence[str], weights:
     network = evaluation.patterns
 
     header = _code_header(evaluation, source, value, "move")
-    lines = ["/* " + "\n * ".join(line.replace("*/", "* /") for line in header), " * C99, standard headers only. */",
+    lines = ["/* " + "\n * ".join(c_comment_text(line) for line in header), " * C99, standard headers only. */",
              "#include <stdint.h>", ""]
     upper = name.upper()
     if evaluation.n_tables == 2:

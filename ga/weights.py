@@ -37,6 +37,7 @@ from engine.tables import WEIGHT_LIMIT
 from ga.evaluation_code import (
     PHASE_NAMES,
     SQUARES,
+    c_comment_text,
     format_c_evaluation,
     format_python_evaluation,
     phase_comment,
@@ -623,7 +624,7 @@ def _format_c(cells: Sequence[str], name: str, c_type: str, source: str, phase_m
     comment = phase_comment(len(cells), phase_move)
     if source:
         comment += f". Source: {source}"
-    comment = comment.replace("*/", "* /")
+    comment = c_comment_text(comment)
     lines = [f"/* {comment}. */", f"static const {c_type} {name}[{len(cells)}] = {{"]
     for row in range(len(cells) // 8):
         label = f"rank {row % 8 + 1}"
@@ -661,6 +662,8 @@ EVALUATION_NAME = "evaluation"
 # Settings of an evaluation beside its weights, as the markdown format names them.
 _EVALUATION_SETTINGS = ("phase_move", "end")
 
+_UTF8_BOM = b"\xef\xbb\xbf"
+
 # An npy evaluation: one record per table; ``from_move`` is the move from which the record's table applies.
 _NPY_FIELDS = ("squares", "from_move", "end")
 def _an_evaluation(source: str) -> WeightsError:
@@ -696,7 +699,8 @@ def _evaluation_of(document: dict[str, Any], source: str) -> Evaluation:
     try:
         return Evaluation.from_document(document, source)
     except FeatureError as error:
-        raise WeightsError(source, str(error), f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)") from None
+        fix = "" if "scale the evaluation down" in str(error) else f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)"
+        raise WeightsError(source, str(error), fix) from None
 
 
 def _markdown_blocks(text: str) -> tuple[str, dict[str, list[tuple[int, list[str]]]]]:
@@ -899,6 +903,7 @@ def _evaluation_export(data: str | bytes, fmt: str, source: str) -> Evaluation |
     """
     if fmt == "json":
         raw = data.encode("utf-8") if isinstance(data, str) else data
+        raw = raw.removeprefix(_UTF8_BOM)  # a byte-order mark, as some editors save JSON: the same document
         return parse_evaluation(raw, source) if is_evaluation_document(raw) else None
     if fmt == "npy":
         if not isinstance(data, bytes):
@@ -1128,12 +1133,15 @@ def load_weights(path: str | os.PathLike[str], fmt: str | None = None) -> npt.ND
 
 def is_evaluation_document(data: bytes) -> bool:
     """Returns whether a file's bytes are an evaluation file (JSON whose ``format`` is the evaluation format's)."""
+    data = data.removeprefix(_UTF8_BOM)
     if not data.lstrip().startswith(b"{"):
         return False
     try:
         document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return False
+    except (ValueError, RecursionError) as error:
+        # Not JSON; or JSON that Python does not read (an integer of 4,301 digits): an evaluation if it says so,
+        # for parse_evaluation to name what is wrong.
+        return not isinstance(error, json.JSONDecodeError) and DOCUMENT_FORMAT.encode() in data
     return isinstance(document, dict) and document.get("format") == DOCUMENT_FORMAT
 
 
@@ -1151,8 +1159,10 @@ def parse_evaluation(data: str | bytes, source: str = "<text>", fmt: str = "json
             raise WeightsError(source, f"holds no evaluation in {fmt}", "read a table of square weights with load_weights")
         return evaluation
     try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        document = json.loads(data.removeprefix(_UTF8_BOM) if isinstance(data, bytes) else data.removeprefix("\ufeff"))
+    except ValueError as error:  # not JSON, not UTF-8, or an integer of more digits than Python reads
+        if "digits" in str(error) and not isinstance(error, json.JSONDecodeError):
+            raise WeightsError(source, "holds an integer of more than 4,300 digits, which is no weight") from None
         raise WeightsError(source, f"is not an evaluation file: {error}") from None
     except RecursionError:
         raise WeightsError(source, "JSON nested too deeply") from None

@@ -315,6 +315,51 @@ def evaluate(
     if features:
         chosen = weights.weights_of(1 if late_phase and weights.n_tables == 2 else 0)
         value += sum(w * feature(name, mine, theirs) for name, w in chosen.items())
+    if getattr(weights, "patterns", None) is not None:
+        value += network_value(position, me, weights.patterns)
+    return value
+
+
+def network_value(position: Position, me: int, network: Any) -> float:
+    """Returns a pattern network's value for ``me``: for every copy of every tuple, the weight its squares
+    index, read digit by digit (the first square most significant; 0 empty, 1 the viewer's disc, 2 the other's),
+    in the table of the phase of the position's empty squares. Under "negate" the viewer is black, and white's
+    value is black's negated."""
+    negate = network.colours == "negate"
+    viewer = BLACK if negate else me
+    own = position.black if viewer == BLACK else position.white
+    other = position.white if viewer == BLACK else position.black
+    empties = 64 - count(position.black | position.white)
+    phase = max(k for k, start in enumerate(network.phases) if empties <= start)
+    value = 0.0
+    for ntuple in network.tuples:
+        for copy in ntuple.copies:
+            index = 0
+            for square in copy:
+                index = index * 3 + (1 if own >> square & 1 else 2 if other >> square & 1 else 0)
+            value += float(ntuple.weights[phase][index])
+    return -value if negate and me == WHITE else value
+
+
+def published_value(text: str, black: int, white: int) -> float:
+    """Returns black's value of a position under a published network file (the Othello League's text format),
+    read as the format says: braces separate, then T and per tuple n, S, S copies of n locations and 3**n
+    weights; a location's digit is 0 white, 1 empty, 2 black, the first location the most significant."""
+    numbers = text.replace("{", " ").replace("}", " ").split()
+    at = 1
+    value = 0.0
+    for _ in range(int(numbers[0])):
+        n, copies = int(numbers[at]), int(numbers[at + 1])
+        at += 2
+        listed = [[int(q) for q in numbers[at + k * n:at + (k + 1) * n]] for k in range(copies)]
+        at += n * copies
+        weights = [float(w) for w in numbers[at:at + 3 ** n]]
+        at += 3 ** n
+        for copy in listed:
+            index = 0
+            for square in copy:
+                index = index * 3 + (2 if black >> square & 1 else 0 if white >> square & 1 else 1)
+            value += weights[index]
     return value
 
 

@@ -11,7 +11,7 @@ import click
 from engine.evaluation import Evaluation
 from engine.patterns import COLOURS
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import emit_warnings, note_if_live
+from ga.cli.outputs import emit_warnings, note_if_live, output_path
 from ga.rundir.resolve import WHICH, resolve_weights, run_phase_move
 from ga.files import STDOUT, Output
 from ga.ntuple_format import read_player
@@ -44,7 +44,7 @@ __all__ = ["export"]
 @click.option("--round", "round_", is_flag=True, help="Round to integers (after --scale).")
 @click.option("--name", default=None,
               help=f"Variable name in c and python [default: weights; an evaluation's: {EVALUATION_NAME}].")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+@click.option("-o", "--output", type=click.Path(), callback=output_path, default=None,
               help="File to write, - for standard output [default: stdout; npy needs -o].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
 @click.option("--colours", type=click.Choice(COLOURS), default=None,

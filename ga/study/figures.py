@@ -73,10 +73,9 @@ def config_curves(study: Study, study_dir: Path) -> dict[str, pd.DataFrame]:
 
 def study_curves(study_dir: Path) -> list[tuple[str, pd.DataFrame]]:
     """Returns a study directory's config curves (:func:`config_curves`), each labelled "study: config (n runs)"."""
-    from ga.study.layout import STUDY
-    from ga.study.schema import load_study
+    from ga.study.schema import load_saved_study
 
-    study = load_study(Path(study_dir) / STUDY)
+    study = load_saved_study(study_dir)
     return [(f"{study.name}: {label} ({int(curve['n'].max())} runs)", curve)
             for label, curve in config_curves(study, Path(study_dir)).items()]
 
