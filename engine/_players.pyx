@@ -26,7 +26,7 @@ from engine._bitboard cimport (
     mixed_pair_on_rank, rank_sums_difference, rank_sums_total,
 )
 from engine._patterns cimport (
-    MAX_GROUPS, PatternNet, PATTERN_PASS, Children, PatternFrame, PatternTables, child_sum, children_of, frame_after, frame_from_board,
+    MAX_GROUPS, PatternLayout, PatternNet, PATTERN_PASS, Children, PatternFrame, PatternTables, child_sum, children_of, frame_after, frame_from_board,
     frame_sum,
 )
 
@@ -1283,7 +1283,10 @@ cdef class SharedPlan:
     the same depth. With ``first`` (a Player) every game is played by it
     instead of a table's player (``individual`` is then unused, and the
     tables are only members). ``networks`` (one per table, a compiled pattern
-    network or None) adds a network to a table's players. The players are built once, in C. Each call of
+    network or None) adds a network to a table's players; with ``layout`` (a
+    network structure's, engine.patterns.layout) each row ends in a network's
+    weights, whose tables are summed once per row, in C, the first time a game
+    needs it. The players are built once, in C. Each call of
     :meth:`play` takes the next unplayed game until none is left, with the GIL
     released, so threads share the games with no batch boundaries to balance;
     ``result`` holds the disc differences in plan order.
@@ -1312,6 +1315,10 @@ cdef class SharedPlan:
     cdef object first_player  # and the first player's
     cdef object network_list  # and the table rows' pattern networks
     cdef const PatternNet** networks  # per table row: its pattern network, NULL for none (or NULL: none at all)
+    cdef PatternLayout layout  # with rows that end in a network's weights: the networks' layout (else None)
+    cdef PatternNet* row_nets  # per table row: its network, built from the row on first use
+    cdef int32_t* row_entries  # their tables, one after another
+    cdef int* row_built        # each row network's state (othello_ga_claim)
     cdef const double[::1] square_values
     cdef readonly object result
 
@@ -1322,6 +1329,9 @@ cdef class SharedPlan:
         self.slot = NULL
         self.first_c = NULL
         self.networks = NULL
+        self.row_nets = NULL
+        self.row_entries = NULL
+        self.row_built = NULL
 
     def __dealloc__(self):
         free(self.players)
@@ -1329,10 +1339,13 @@ cdef class SharedPlan:
         free(self.opponent_c)
         free(self.slot)
         free(self.networks)
+        free(self.row_nets)
+        free(self.row_entries)
+        free(self.row_built)
 
     def __init__(self, str kind, int depth, double eps, int phase_move, tables, opponents,
                  individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0,
-                 features=(), networks=None):
+                 features=(), networks=None, PatternLayout layout=None):
         if kind not in WEIGHTED_KINDS:
             raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
         _check_settings(kind, depth, eps, phase_move, end)
@@ -1344,8 +1357,13 @@ cdef class SharedPlan:
         if table_array.ndim != 2:
             raise ValueError(f"tables must be a 2-D array, one row of weights per table; got {table_array.ndim} dimensions")
         cdef const double[:, ::1] weights = np.ascontiguousarray(table_array)
-        if weights.shape[1] not in (width, 2 * width):
-            raise ValueError(f"tables must have {width} or {2 * width} columns, got {weights.shape[1]}")
+        cdef int network_weights = layout.n_weights if layout is not None else 0
+        if weights.shape[1] - network_weights not in (width, 2 * width):
+            raise ValueError(f"tables must have {width} or {2 * width} columns"
+                             f"{f' and the {network_weights} of a network' if network_weights else ''}, "
+                             f"got {weights.shape[1]}")
+        if layout is not None and networks is not None:
+            raise ValueError("networks come from the rows (layout) or as compiled networks, not both")
         if not np.all(np.isfinite(np.asarray(weights))):
             raise ValueError("tables must be finite numbers (found NaN or inf)")
         self.square_values = ORDER_TABLE
@@ -1416,7 +1434,15 @@ cdef class SharedPlan:
         work_begins()  # new work: a stop asked for before it does not apply (every thread's play heeds later ones)
         self.n_games = n_games
         self.next_game = 0
-        self.code, self.n_weights, self.eps, self.phase_move = KINDS[kind], weights.shape[1] // width, eps, phase_move
+        self.code, self.n_weights, self.eps, self.phase_move = (KINDS[kind], (weights.shape[1] - network_weights) // width,
+                                                                eps, phase_move)
+        self.layout = layout
+        if layout is not None:
+            self.row_nets = <PatternNet*>malloc(max(n_tables, 1) * sizeof(PatternNet))
+            self.row_entries = <int32_t*>malloc(max(n_tables * layout.entries_per_network, 1) * sizeof(int32_t))
+            self.row_built = <int*>calloc(max(n_tables, 1), sizeof(int))
+            if self.row_nets == NULL or self.row_entries == NULL or self.row_built == NULL:
+                raise MemoryError()
         self.end = end
         self.weights = weights
         cdef Py_ssize_t n_used = 0
@@ -1455,11 +1481,33 @@ cdef class SharedPlan:
                             self.n_features)
                 if self.networks != NULL and self.networks[key // self.n_depths] != NULL:
                     add_patterns(pc, self.networks[key // self.n_depths], &self.square_values[0])
+                elif self.layout is not None:
+                    add_patterns(pc, self.row_network(key // self.n_depths), &self.square_values[0])
                 othello_ga_set_built(&self.built[at])
             else:
                 while not othello_ga_is_built(&self.built[at]):  # another thread is building it (microseconds)
                     pass
         return pc
+
+    cdef const PatternNet* row_network(self, Py_ssize_t row) noexcept nogil:
+        """Returns the network of table row ``row`` (its weights after the squares and features), built on first
+        use: its tables are summed and quantised once however many players (depths) the row has."""
+        cdef PatternNet* net = &self.row_nets[row]
+        cdef Py_ssize_t size = self.layout.net.n_phases * self.layout.net.stride
+        cdef double scale = 1.0
+        if not othello_ga_is_built(&self.row_built[row]):
+            if othello_ga_claim(&self.row_built[row]):
+                net[0] = self.layout.net
+                net.entries = &self.row_entries[row * size]
+                # Non-finite rows were refused above, so the sums are finite.
+                self.layout.fill(&self.weights[row, self.weights.shape[1] - self.layout.n_weights],
+                                 &self.row_entries[row * size], &scale)
+                net.scale = scale
+                othello_ga_set_built(&self.row_built[row])
+            else:
+                while not othello_ga_is_built(&self.row_built[row]):  # another thread is building it
+                    pass
+        return net
 
     def play(self, Py_ssize_t most=-1):
         """Plays games until none is left, or ``most`` of them if ``most >= 0``; returns how many this call played.
@@ -1495,14 +1543,14 @@ cdef class SharedPlan:
 
 def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
               individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0, features=(),
-              networks=None):
+              networks=None, PatternLayout layout=None):
     """Plays many games of table-driven players in one call and returns their disc differences.
 
     The games and arguments of :class:`SharedPlan`, played in this thread.
     No Python runs during the games.
     """
     games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours,
-                       depths, first, end, features, networks)
+                       depths, first, end, features, networks, layout)
     games.play()
     return games.result
 

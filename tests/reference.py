@@ -644,3 +644,100 @@ def feature(name: str, player: int, opponent: int) -> int:
                 total += sum((player >> s & 1) - (opponent >> s & 1) for s in squares)
         return total
     raise ValueError(f"no reference for feature {name!r}")
+
+
+class SplitMix:
+    """The engine's generator (splitmix64), for references that draw as the engine draws."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed % 2**64
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) % 2**64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        return ((self.next() >> 32) * n) >> 32
+
+    def uniform(self) -> float:
+        return (self.next() >> 11) * (1.0 / 9007199254740992.0)
+
+
+def td_self_play(copies_of: Sequence[Sequence[Sequence[int]]], phases: Sequence[int], weights: list[float],
+                 games: int, seed: int, alpha: float, eps: float) -> int:
+    """TD(0) self-play of a network's weights, read square by square (the engine's engine/_learning.pyx): each side
+    plays a random move with probability eps, else the move whose position after it the network values most for
+    it (ties drawn at random); after its move its previous such position moves towards the new one's value
+    (tanh of the sum), and at the end towards the result. Returns black's wins less white's."""
+    import math
+
+    sizes = [len(copies[0]) for copies in copies_of]
+    bases, at = [], 0
+    for n in sizes:
+        bases.append(at)
+        at += 3 ** n * len(phases)
+    flat = [(bases[t], 3 ** sizes[t], copy) for t, copies in enumerate(copies_of) for copy in copies]
+
+    def phase_of(empties: int) -> int:
+        return max(k for k, start in enumerate(phases) if empties <= start)
+
+    def entries(mine: int, theirs: int) -> list[int]:
+        phase = phase_of(64 - count(mine | theirs))
+        places = []
+        for base, step, copy in flat:
+            index = 0
+            for square in copy:
+                index = index * 3 + (1 if mine >> square & 1 else 2 if theirs >> square & 1 else 0)
+            places.append(base + phase * step + index)
+        return places
+
+    def total(places: list[int]) -> float:
+        value = 0.0
+        for place in places:
+            value += weights[place]
+        return value
+
+    rng = SplitMix(seed)
+    balance = 0
+    for _ in range(games):
+        position = start_position()
+        last: dict[int, list[int]] = {}
+        while not is_game_over(position):
+            moves = legal_moves(position)
+            if not moves:
+                position = pass_turn(position)
+                continue
+            side = position.turn
+            if eps > 0.0 and rng.uniform() < eps:
+                choice = moves[rng.below(len(moves))]
+            else:
+                choice, best, ties = -1, 0.0, 0
+                for move in moves:
+                    after = play(position, move)
+                    value = total(entries(after.opponent, after.player))
+                    if choice < 0 or value > best:
+                        choice, best, ties = move, value, 1
+                    elif value == best:
+                        ties += 1
+                        if rng.below(ties) == 0:
+                            choice = move
+            after = play(position, choice)
+            places = entries(after.opponent, after.player)
+            value = math.tanh(total(places))
+            if side in last:
+                previous = math.tanh(total(last[side]))
+                for place in last[side]:
+                    weights[place] += alpha * (value - previous) * (1.0 - previous * previous)
+            last[side] = places
+            position = after
+        result = disc_diff(position)
+        balance += (result > 0) - (result < 0)
+        for side, places in last.items():
+            target = float((result > 0) - (result < 0)) * (1 if side == BLACK else -1)
+            previous = math.tanh(total(places))
+            for place in places:
+                weights[place] += alpha * (target - previous) * (1.0 - previous * previous)
+    return balance

@@ -471,3 +471,30 @@ def test_bench_measures_a_network_against_the_table(tmp_path: Path) -> None:
     assert none.returncode == 0 and "the pattern rows need --network EVALUATION" in none.stdout
     refused = cli("bench", "--quick", "--only", "patterns", "--network", "heuristic", cwd=tmp_path)
     assert refused.returncode == 2 and "has no pattern network" in refused.stderr
+
+
+def test_rows_that_end_in_a_networks_weights_play_as_the_networks_compiled_players() -> None:
+    from engine._players import play_plan  # noqa: PLC0415
+    from engine.patterns import layout  # noqa: PLC0415
+
+    rng = np.random.default_rng(21)
+    shape = tuple_set(["all-2", "2x2"], (60, 30))
+    networks = [shape.with_weights(rng.normal(size=shape.n_weights)) for _ in range(3)]
+    squares = rng.uniform(-1, 1, (3, 64))
+    rows = np.hstack([squares, np.stack([network.vector() for network in networks])])
+    games = 30
+    seeds = np.arange(games, dtype=np.uint64)
+    colours = (np.arange(games) % 2).astype(np.uint8)
+    for depth in (1, 2):
+        kind = "wpc" if depth == 1 else "alphabeta"
+        played = play_plan(kind, depth, 0.1, 40, rows, [None], np.zeros(games, np.int32), np.zeros(games, np.int32),
+                           np.full(games, 2, np.int32), seeds, colours, layout=layout(shape))
+        first, third = (build_player(f"{kind}:{depth},eps=0.1", weights=Evaluation(tuple(squares[k]),
+                                                                                    patterns=networks[k]))
+                        for k in (0, 2))
+        from engine._players import play_match  # noqa: PLC0415
+
+        assert np.array_equal(played, play_match(first, third, seeds, colours))
+    with pytest.raises(ValueError, match="and the 2196 of a network"):
+        play_plan("wpc", 1, 0.0, 40, squares, [None], np.zeros(1, np.int32), np.zeros(1, np.int32),
+                  np.zeros(1, np.int32), seeds[:1], colours[:1], layout=layout(shape))
