@@ -163,6 +163,12 @@ cdef class PatternLayout:
         self.net.masks = self.masks
         self.net.updates = self.updates
 
+    def __reduce__(self):
+        # Rebuilt from its shape where it is unpickled (a Dask worker): made again, not copied.
+        if self.shape is None:
+            raise TypeError("a PatternLayout made without its shape cannot be pickled")
+        return (_layout_of, (self.shape,))
+
     @property
     def n_groups(self):
         """The groups the copies are merged into."""
@@ -323,6 +329,12 @@ def _check_position(uint64_t player, uint64_t opponent, int colour):
         raise ValueError("player and opponent share squares")
     if colour not in (0, 1):
         raise ValueError(f"colour must be 0 (black) or 1 (white), got {colour}")
+
+
+def _layout_of(shape):
+    from engine.patterns import layout_of_shape  # the shape's module lays it out (and caches the result)
+
+    return layout_of_shape(shape)
 
 
 def _compiled(description):

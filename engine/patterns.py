@@ -44,7 +44,7 @@ from engine._patterns import GROUP_LIMIT, MAX_SQUARES, PatternLayout, PatternTab
 from engine.tables import WEIGHT_LIMIT
 
 __all__ = ["COLOURS", "DIGITS", "MAX_SQUARES", "TUPLE_SETS", "VALUE_LIMIT", "NTuple", "PatternError", "PatternNetwork",
-           "compiled", "layout", "network_reach", "network_shape", "symmetric_copies", "tuple_set"]
+           "compiled", "layout", "layout_of_shape", "network_reach", "network_shape", "symmetric_copies", "tuple_set"]
 
 #: The colour conventions of a network (see the module's docstring).
 COLOURS = ("invert", "negate")
@@ -276,6 +276,11 @@ def _layout(shape: tuple[Any, ...]) -> PatternLayout:
     phase_of = [max(k for k, start in enumerate(phases) if empties <= start) for empties in range(61)]
     return PatternLayout(masks, contributions, steps, phase_of, len(phases), colours == "negate", int(bases[-1]),
                          shape)
+
+
+def layout_of_shape(shape: tuple[Any, ...]) -> PatternLayout:
+    """Returns the layout of a network shape (:func:`network_shape`), made once per shape."""
+    return _layout(shape)
 
 
 def layout(network: PatternNetwork) -> PatternLayout:
