@@ -101,7 +101,7 @@ cdef class PatternLayout:
                 m.ndim != 2 or m.shape[0] != 3 ** size or m.shape[1] != len(st)
                 for m, st, size in zip(maps, step_lists, sizes)):
             raise ValueError("each group needs 3**squares rows of contributions, one column (and one step) per copy")
-        if any(m.size and (m.min() < 0 or int(m.max()) + (n_phases - 1) * int(st.max(initial=0)) >= n_weights)
+        if any(m.size and (m.min() < 0 or int((m.max(axis=0) + (n_phases - 1) * st).max()) >= n_weights)
                for m, st in zip(maps, step_lists)):
             raise ValueError(f"a contribution lies outside the {n_weights} weights")
         self.shape = shape

@@ -143,6 +143,15 @@ def test_the_named_sets_count_the_weights_docs_config_lists() -> None:
         assert f"`{name}`" in docs and f"{set_weights(name):,}" in docs, name
 
 
+def test_every_mix_of_sets_and_phases_compiles_to_its_slow_readings_values() -> None:
+    # Tuples of different sizes in one vector, each with its own phase step: the layout places every entry.
+    network = random_network(["all-4", "engine-shapes"], (60, 30), "invert", 17)
+    tables = compiled(network)
+    for position in positions(20, 16):
+        assert tables.value(position.player, position.opponent, position.turn) == pytest.approx(
+            network_value(position, position.turn, network), abs=rounding(network))
+
+
 def test_an_unknown_tuple_set_is_named_with_the_sets() -> None:
     with pytest.raises(PatternError, match="unknown tuple set 'all-5'; the sets are all-2"):
         tuple_set("all-5")
