@@ -7,6 +7,8 @@ in the order of engine/patterns.py's ``PatternNetwork.vector()``, each copy inde
 """
 from libc.stdint cimport int32_t, uint16_t, uint64_t
 
+from engine._features cimport N_FEATURES
+
 cdef enum:
     MAX_COPIES = 4096    # the most copies a network learnt here may have
 
@@ -24,6 +26,9 @@ cdef struct Learner:
     const int32_t* step  # [n_copies]: 3**n, how far the tuple's table for the next phase lies
     int first[65]        # the copies of square q are updates[first[q]:first[q + 1]]
     const CopyUpdate* updates
+    int n_features       # evaluation features weighed beside the network (engine/_features.pxd)
+    int features[N_FEATURES]  # their Feature codes
+    int feature_base     # where their weights start in the weights: one each, after the network's
 
 
 # Plays ``games`` self-play games of the network ``weights`` (modified in place): each side takes, with

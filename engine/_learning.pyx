@@ -20,8 +20,12 @@ from libc.string cimport memcpy
 from engine._bitboard cimport (
     START_BLACK, START_WHITE, bit_count, first_bit, get_flips, get_moves, init_lines,
 )
+from engine._features cimport feature_value
 
 init_lines()
+
+#: The features a learner may weigh, by name (engine/_players.pyx's FEATURE_CODES).
+from engine._players import FEATURE_CODES
 
 #: The most copies of a network this learner takes.
 COPY_LIMIT = MAX_COPIES
@@ -100,11 +104,41 @@ cdef inline double move_gain(const Learner* learner, const double* weights, cons
     return gain
 
 
+cdef inline double features_term(const Learner* learner, const double* weights, uint64_t mine, uint64_t theirs,
+                                 double* values) noexcept nogil:
+    """Returns the features' term of a position for the side whose discs are ``mine``, and fills ``values``."""
+    cdef double total = 0.0
+    cdef int f
+    for f in range(learner.n_features):
+        values[f] = feature_value(learner.features[f], mine, theirs)
+        total += weights[learner.feature_base + f] * values[f]
+    return total
+
+
+cdef inline void nudge_features(const Learner* learner, double* weights, const double* values,
+                                double amount) noexcept nogil:
+    cdef int f
+    for f in range(learner.n_features):
+        weights[learner.feature_base + f] += amount * values[f]
+
+
+cdef inline double previous_features(const Learner* learner, const double* weights,
+                                    const double* values) noexcept nogil:
+    cdef double total = 0.0
+    cdef int f
+    for f in range(learner.n_features):
+        total += weights[learner.feature_base + f] * values[f]
+    return total
+
+
 cdef long td_self_play(const Learner* learner, double* weights, long games, uint64_t seed, double alpha,
                        double eps) noexcept nogil:
     cdef int n = learner.n_copies, side, phase, square, choice, ties, s, k, c
     cdef uint64_t P, O, moves, rest, flips, bit, rng = seed
-    cdef double base, value, best, chosen_value, previous, delta_value, result
+    cdef double base, value, best, chosen_value, previous, delta_value, result, amount
+    cdef double candidate[N_FEATURES]
+    cdef double chosen[N_FEATURES]
+    cdef double last_features[2][N_FEATURES]
     cdef long game, balance = 0
     cdef bint has_previous[2]
     cdef int previous_phase[2]
@@ -155,21 +189,29 @@ cdef long td_self_play(const Learner* learner, double* weights, long games, uint
                 for s in range(k):
                     rest &= rest - 1
                 choice = first_bit(rest)
-                chosen_value = base + move_gain(learner, weights, index[side], phase, choice,
-                                                get_flips(choice, P, O), delta, touched)
+                flips = get_flips(choice, P, O)
+                chosen_value = base + move_gain(learner, weights, index[side], phase, choice, flips, delta, touched)
+                if learner.n_features:
+                    chosen_value += features_term(learner, weights, P ^ flips ^ ((<uint64_t>1) << choice), O ^ flips,
+                                                  chosen)
             else:
                 rest = moves
                 while rest:
                     square = first_bit(rest)
                     rest &= rest - 1
-                    value = base + move_gain(learner, weights, index[side], phase, square, get_flips(square, P, O),
-                                             delta, touched)
+                    flips = get_flips(square, P, O)
+                    value = base + move_gain(learner, weights, index[side], phase, square, flips, delta, touched)
+                    if learner.n_features:
+                        value += features_term(learner, weights, P ^ flips ^ ((<uint64_t>1) << square), O ^ flips,
+                                               candidate)
                     if choice < 0 or value > best:
                         choice, best, ties = square, value, 1
+                        memcpy(chosen, candidate, learner.n_features * sizeof(double))
                     elif value == best:
                         ties += 1
                         if below(&rng, ties) == 0:
                             choice = square
+                            memcpy(chosen, candidate, learner.n_features * sizeof(double))
                 chosen_value = best
             bit = (<uint64_t>1) << choice
             flips = get_flips(choice, P, O)
@@ -181,10 +223,13 @@ cdef long td_self_play(const Learner* learner, double* weights, long games, uint
                 move_digits(learner, index[side], index[side ^ 1], square, -1, 1)
             value = tanh(chosen_value)
             if has_previous[side]:
-                previous = tanh(network_sum(learner, weights, last[side], previous_phase[side]))
-                nudge(learner, weights, last[side], previous_phase[side],
-                      alpha * (value - previous) * (1.0 - previous * previous))
+                previous = tanh(network_sum(learner, weights, last[side], previous_phase[side])
+                                + previous_features(learner, weights, last_features[side]))
+                amount = alpha * (value - previous) * (1.0 - previous * previous)
+                nudge(learner, weights, last[side], previous_phase[side], amount)
+                nudge_features(learner, weights, last_features[side], amount)
             memcpy(last[side], index[side], n * sizeof(uint16_t))
+            memcpy(last_features[side], chosen, learner.n_features * sizeof(double))
             previous_phase[side] = phase
             has_previous[side] = True
             P, O = O ^ flips, P ^ flips ^ bit
@@ -195,16 +240,19 @@ cdef long td_self_play(const Learner* learner, double* weights, long games, uint
         for s in range(2):
             if has_previous[s]:
                 delta_value = (1.0 if result > 0 else (-1.0 if result < 0 else 0.0)) * (1 if s == 0 else -1)
-                previous = tanh(network_sum(learner, weights, last[s], previous_phase[s]))
-                nudge(learner, weights, last[s], previous_phase[s],
-                      alpha * (delta_value - previous) * (1.0 - previous * previous))
+                previous = tanh(network_sum(learner, weights, last[s], previous_phase[s])
+                                + previous_features(learner, weights, last_features[s]))
+                amount = alpha * (delta_value - previous) * (1.0 - previous * previous)
+                nudge(learner, weights, last[s], previous_phase[s], amount)
+                nudge_features(learner, weights, last_features[s], amount)
     free(memory)
     return balance
 
 
 cdef class TDLearner:
     """TD(0) self-play learning for networks of one structure (engine/patterns.py's PatternNetwork: its copies and
-    phases; "invert" colours, the side-relative kind this project evolves)."""
+    phases; "invert" colours, the side-relative kind this project evolves), and the weights of ``features``
+    (engine/_features.pxd: mobility, frontier, ...) beside it, one each, after the network's in the weights."""
     cdef Learner learner
     cdef int32_t* base
     cdef int32_t* step
@@ -221,7 +269,7 @@ cdef class TDLearner:
         free(self.step)
         free(self.updates)
 
-    def __init__(self, copies_of, phases, str colours="invert"):
+    def __init__(self, copies_of, phases, str colours="invert", features=()):
         if colours != "invert":
             raise ValueError("TD learning takes an invert network (each side's own discs as 1), got " + colours)
         phases = [int(p) for p in phases]
@@ -260,6 +308,14 @@ cdef class TDLearner:
         self.learner.base = self.base
         self.learner.step = self.step
         self.learner.updates = self.updates
+        codes = [FEATURE_CODES[name] for name in features] if all(name in FEATURE_CODES for name in features) else None
+        if codes is None or len(set(codes)) != len(codes):
+            raise ValueError(f"features must be distinct names of {', '.join(FEATURE_CODES)}, got {list(features)}")
+        self.learner.n_features = len(codes)
+        for j, code in enumerate(codes):
+            self.learner.features[j] = code
+        self.learner.feature_base = self.n_weights
+        self.n_weights += len(codes)
 
     def train(self, double[::1] weights, long games, uint64_t seed, double alpha=0.01, double eps=0.1):
         """Learns ``weights`` (a network's vector, changed in place) from ``games`` self-play games; returns the

@@ -667,11 +667,12 @@ class SplitMix:
 
 
 def td_self_play(copies_of: Sequence[Sequence[Sequence[int]]], phases: Sequence[int], weights: list[float],
-                 games: int, seed: int, alpha: float, eps: float) -> int:
+                 games: int, seed: int, alpha: float, eps: float, features: Sequence[str] = ()) -> int:
     """TD(0) self-play of a network's weights, read square by square (the engine's engine/_learning.pyx): each side
     plays a random move with probability eps, else the move whose position after it the network values most for
     it (ties drawn at random); after its move its previous such position moves towards the new one's value
-    (tanh of the sum), and at the end towards the result. Returns black's wins less white's."""
+    (tanh of the sum, plus each feature times its weight, the weights after the network's), and at the end
+    towards the result. Returns black's wins less white's."""
     import math
 
     sizes = [len(copies[0]) for copies in copies_of]
@@ -694,17 +695,30 @@ def td_self_play(copies_of: Sequence[Sequence[Sequence[int]]], phases: Sequence[
             places.append(base + phase * step + index)
         return places
 
-    def total(places: list[int]) -> float:
+    feature_base = at
+
+    def measured(mine: int, theirs: int) -> list[float]:
+        return [float(feature(name, mine, theirs)) for name in features]
+
+    def total(places: list[int], values: Sequence[float] = ()) -> float:
         value = 0.0
         for place in places:
             value += weights[place]
+        for k, measure in enumerate(values):
+            value += weights[feature_base + k] * measure
         return value
+
+    def nudge(places: list[int], values: Sequence[float], amount: float) -> None:
+        for place in places:
+            weights[place] += amount
+        for k, measure in enumerate(values):
+            weights[feature_base + k] += amount * measure
 
     rng = SplitMix(seed)
     balance = 0
     for _ in range(games):
         position = start_position()
-        last: dict[int, list[int]] = {}
+        last: dict[int, tuple[list[int], list[float]]] = {}
         while not is_game_over(position):
             moves = legal_moves(position)
             if not moves:
@@ -717,7 +731,7 @@ def td_self_play(copies_of: Sequence[Sequence[Sequence[int]]], phases: Sequence[
                 choice, best, ties = -1, 0.0, 0
                 for move in moves:
                     after = play(position, move)
-                    value = total(entries(after.opponent, after.player))
+                    value = total(entries(after.opponent, after.player), measured(after.opponent, after.player))
                     if choice < 0 or value > best:
                         choice, best, ties = move, value, 1
                     elif value == best:
@@ -725,19 +739,17 @@ def td_self_play(copies_of: Sequence[Sequence[Sequence[int]]], phases: Sequence[
                         if rng.below(ties) == 0:
                             choice = move
             after = play(position, choice)
-            places = entries(after.opponent, after.player)
-            value = math.tanh(total(places))
+            places, values = entries(after.opponent, after.player), measured(after.opponent, after.player)
+            value = math.tanh(total(places, values))
             if side in last:
-                previous = math.tanh(total(last[side]))
-                for place in last[side]:
-                    weights[place] += alpha * (value - previous) * (1.0 - previous * previous)
-            last[side] = places
+                previous = math.tanh(total(*last[side]))
+                nudge(*last[side], alpha * (value - previous) * (1.0 - previous * previous))
+            last[side] = (places, values)
             position = after
         result = disc_diff(position)
         balance += (result > 0) - (result < 0)
-        for side, places in last.items():
+        for side, (places, values) in last.items():
             target = float((result > 0) - (result < 0)) * (1 if side == BLACK else -1)
-            previous = math.tanh(total(places))
-            for place in places:
-                weights[place] += alpha * (target - previous) * (1.0 - previous * previous)
+            previous = math.tanh(total(places, values))
+            nudge(places, values, alpha * (target - previous) * (1.0 - previous * previous))
     return balance

@@ -36,6 +36,18 @@ def test_td_learning_makes_the_slow_readings_updates(phases: tuple[int, ...], ep
     assert not np.array_equal(fast, network.vector())  # it learnt something
 
 
+@pytest.mark.parametrize("features", [("mobility",), ("mobility", "frontier", "parity")])
+def test_td_learning_of_feature_weights_makes_the_slow_readings_updates(features: tuple[str, ...]) -> None:
+    network = lopsided_network(5, (60,))
+    learner = TDLearner([t.copies for t in network.tuples], network.phases, features=features)
+    start = np.concatenate([network.vector(), np.full(len(features), 0.01)])
+    fast, slow = start.copy(), start.tolist()
+    balance = learner.train(fast, 2, 9, alpha=0.05, eps=0.2)
+    assert balance == td_self_play([t.copies for t in network.tuples], (60,), slow, 2, 9, 0.05, 0.2, features)
+    assert fast == pytest.approx(np.array(slow), rel=1e-9, abs=1e-12)
+    assert not np.array_equal(fast[-len(features):], start[-len(features):])
+
+
 def test_the_same_seed_learns_the_same_weights() -> None:
     network = tuple_set("all-2")
     learner = TDLearner([t.copies for t in network.tuples], network.phases)
