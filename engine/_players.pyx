@@ -155,31 +155,38 @@ cdef inline double own_terms(const PlayerC* pc, uint64_t me, uint64_t them) noex
     return 0.0 if pc.squares_off else evaluate(pc, me, them)
 
 
+# A network's value is for the side that has just moved into a position (its tables read that side's discs
+# as "mine"): what a 1-ply player compares among its moves, and what TD learning learns (engine/_learning.pyx).
+# The value of a position for its side to move, which a search's leaves need, is then minus the network's
+# value for the other side. A table and the features are the same both ways round (mine minus theirs).
+
 cdef inline double frame_value(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O) noexcept nogil:
     """Returns :func:`evaluate` of (P, O) for its side to move, the network's term included (``frame``: P's)."""
     if Frame is NoPatterns:
         return evaluate(pc, P, O)
     else:
-        return own_terms(pc, P, O) + pc.patterns.scale * frame_sum(pc.patterns, frame, frame.colour,
+        return own_terms(pc, P, O) - pc.patterns.scale * frame_sum(pc.patterns, frame, frame.colour ^ 1,
                                                                   64 - bit_count(P | O))
 
 
-cdef inline void children_for(const PlayerC* pc, Frame* frame, int viewer, uint64_t discs,
-                              Children* children) noexcept nogil:
-    """Fills ``children`` for the values, for colour ``viewer``, of the children of the frame's position (with
-    ``discs`` on the board): once per parent, what :func:`child_value` reads for each child."""
+cdef inline void children_for(const PlayerC* pc, Frame* frame, uint64_t discs, Children* children) noexcept nogil:
+    """Fills ``children`` for the network's values of the frame's children (with ``discs`` on the frame's
+    board), for the side that moves into them: once per parent, what :func:`child_value` reads for each."""
     if Frame is PatternFrame:
-        children_of(pc.patterns, frame, viewer, 63 - bit_count(discs), children)
+        children_of(pc.patterns, frame, frame.colour, 63 - bit_count(discs), children)
 
 
 cdef inline double child_value(const PlayerC* pc, Frame* frame, const Children* children, uint64_t me,
-                               uint64_t them, int square, uint64_t flips) noexcept nogil:
-    """Returns :func:`evaluate` of the child (``me``: the discs of the viewer of ``children``, ``them`` the
-    others') that the frame's side to move reaches by ``square``, flipping ``flips``."""
+                               uint64_t them, int square, uint64_t flips, bint moved) noexcept nogil:
+    """Returns :func:`evaluate` of the child that the frame's side to move reaches by ``square`` (flipping
+    ``flips``) for the side whose discs are ``me`` there: the side that moved into it (``moved``), or the
+    side to move in it."""
     if Frame is NoPatterns:
         return evaluate(pc, me, them)
     else:
-        return own_terms(pc, me, them) + pc.patterns.scale * child_sum(pc.patterns, children, square, flips)
+        if moved:
+            return own_terms(pc, me, them) + pc.patterns.scale * child_sum(pc.patterns, children, square, flips)
+        return own_terms(pc, me, them) - pc.patterns.scale * child_sum(pc.patterns, children, square, flips)
 
 
 cdef inline Frame* child_frame(const PlayerC* pc, Frame* frame, Frame* space, int square,
@@ -248,7 +255,7 @@ cdef double mean_value(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O, 
     if plies == 1 and same_table:
         total = all_moves_gain(pc, table, P, O, moves) / bit_count(moves)
         return score + total if me_to_move else score - total
-    children_for(pc, frame, frame.colour if me_to_move else frame.colour ^ 1, P | O, &children)
+    children_for(pc, frame, P | O, &children)
     while moves:
         bit = moves & (<uint64_t>0 - moves)
         square = first_bit(bit)
@@ -257,9 +264,9 @@ cdef double mean_value(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O, 
             child = move_gain(pc, table, square, flips)
             child = score + child if me_to_move else score - child
         elif me_to_move:
-            child = child_value(pc, frame, &children, P ^ flips ^ bit, O ^ flips, square, flips)
+            child = child_value(pc, frame, &children, P ^ flips ^ bit, O ^ flips, square, flips, True)
         else:
-            child = child_value(pc, frame, &children, O ^ flips, P ^ flips ^ bit, square, flips)
+            child = child_value(pc, frame, &children, O ^ flips, P ^ flips ^ bit, square, flips, False)
         if plies > 1:  # the last ply needs no call: its value is the child's score
             child = mean_value(pc, child_frame(pc, frame, &space, square, flips), O ^ flips, P ^ flips ^ bit,
                                plies - 1, not me_to_move, child)
@@ -330,11 +337,11 @@ cdef inline double leaf_value(const PlayerC* pc, Frame* frame, const Children* c
                               int square, uint64_t flips) noexcept nogil:
     """Returns the value of (P, O) for the side to move at depth 0: the game's result if it is over, else the
     evaluation. (P, O) is the child the frame's side to move reaches by ``square`` (flipping ``flips``);
-    ``children`` is :func:`children_for` P's colour."""
+    ``children`` is :func:`children_for` the frame."""
     # Most leaves show a move for someone in a few shifts; only the rest pay for full move generation.
     if not mixed_pair_on_rank(P, O) and get_moves(P, O) == 0 and get_moves(O, P) == 0:
         return (bit_count(P) - bit_count(O)) * WIN_SCALE
-    return child_value(pc, frame, children, P, O, square, flips)
+    return child_value(pc, frame, children, P, O, square, flips, False)
 
 
 cdef inline double above(double value) noexcept nogil:
@@ -411,13 +418,13 @@ cdef int best_child_move(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O
     cdef uint64_t flips, bit
     cdef double value, top = -INFINITY
     cdef Children children
-    children_for(pc, frame, frame.colour ^ 1, P | O, &children)
+    children_for(pc, frame, P | O, &children)
     while moves:
         square = first_bit(moves)
         bit = moves & (<uint64_t>0 - moves)
         moves ^= bit
         flips = get_flips(square, P, O)
-        value = -child_value(pc, frame, &children, O ^ flips, P ^ flips ^ bit, square, flips)
+        value = -child_value(pc, frame, &children, O ^ flips, P ^ flips ^ bit, square, flips, False)
         if value > top:
             top = value
             choice = square
@@ -474,7 +481,7 @@ cdef double search(const Search* s, Frame* frame, uint64_t P, uint64_t O, int de
     s.nodes[0] += 1
     if depth == 1:
         # The leaves' network sum before the moves: each leaf adds its move's gain to it.
-        children_for(pc, frame, frame.colour ^ 1, P | O, &children)
+        children_for(pc, frame, P | O, &children)
         # The last ply's killer first, before the moves are generated: on an empty square a move is legal
         # when it flips, and a leaf at beta or above settles the node without them.
         square = s.killers[1]
@@ -613,7 +620,7 @@ cdef double move_score(const PlayerC* pc, Frame* frame, const Children* children
     cdef double score
     cdef Frame space
     if pc.kind == KIND_WPC:
-        score = child_value(pc, frame, children, mine, theirs, square, flips)
+        score = child_value(pc, frame, children, mine, theirs, square, flips, True)
         if pc.depth == 1:
             return score
         return mean_value(pc, child_frame(pc, frame, &space, square, flips), theirs, mine, pc.depth - 1, False,
@@ -678,7 +685,7 @@ cdef int search_root(const Search* s, Frame* frame, uint64_t P, uint64_t O, uint
     cdef Frame space
     cdef Frame* child
     if depth > 1:
-        children_for(s.pc, frame, frame.colour ^ 1, P | O, &children)
+        children_for(s.pc, frame, P | O, &children)
     while moves:
         square = first_bit(moves)
         bit = moves & (<uint64_t>0 - moves)
@@ -689,7 +696,7 @@ cdef int search_root(const Search* s, Frame* frame, uint64_t P, uint64_t O, uint
         child = child_frame(s.pc, frame, &space, square, flips)
         # The move's score one ply deep, a guess at which moves are new bests; a leaf or a last-ply node
         # needs no guess (below).
-        one_ply = -child_value(s.pc, frame, &children, tP, tO, square, flips) if depth > 1 else 0.0
+        one_ply = -child_value(s.pc, frame, &children, tP, tO, square, flips, False) if depth > 1 else 0.0
         if ties == 0:
             score = -search(s, child, tP, tO, depth, -INFINITY, INFINITY)
             best = score
@@ -786,7 +793,7 @@ cdef int choose_by_kind(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O,
             killers[i] = -1
         context.pc, context.table, context.mask, context.nodes, context.killers = pc, table, mask, nodes, killers
         return search_root(&context, frame, P, O, moves, rng)
-    children_for(pc, frame, frame.colour, P | O, &children)
+    children_for(pc, frame, P | O, &children)
     rest = moves
     while rest:
         square = first_bit(rest)
@@ -1097,9 +1104,10 @@ cdef class Player:
         return f"Player({self.kind!r}, {self.depth}{weights}, eps={self.eps}{end}{features}{patterns})"
 
     def value(self, uint64_t player, uint64_t opponent, int colour=0):
-        """Returns the player's evaluation of the side-relative position (``player`` evaluated, of ``colour``:
-        0 black, 1 white, which only a "negate" network reads): its squares' weights less the opponent's,
-        plus its features' terms and its network's value, as its search's leaves value a position that is
+        """Returns the player's evaluation of the side-relative position for ``player``, the side to move (of
+        ``colour``: 0 black, 1 white, which only a "negate" network reads): its squares' weights less the
+        opponent's, plus its features' terms, less its network's value for the opponent (a network values a
+        position for the side that has just moved into it), as its search's leaves value a position that is
         not finished. A weighted kind only."""
         cdef PatternFrame frame
         if self.kind not in WEIGHTED_KINDS:
@@ -1131,7 +1139,7 @@ cdef class Player:
         none.colour = colour
         if self.c.patterns != NULL:
             frame_from_board(self.c.patterns, &frame, P, O, colour, changes)
-            children_for(self.c, &frame, colour, P | O, &children)
+            children_for(self.c, &frame, P | O, &children)
         result = {}
         while moves:
             square = first_bit(moves)

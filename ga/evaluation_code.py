@@ -74,9 +74,10 @@ def _diagonal_masks() -> list[int]:
 
 def _network_sentence(network: PatternNetwork) -> str:
     """Returns what a network adds to an evaluation's value and how it reads colours, for the code's comments."""
-    copies = sum(len(ntuple.copies) for ntuple in network.tuples)
-    text = (f"plus a pattern network of {len(network.tuples)} tuples ({copies} copies, {network.n_weights} weights): "
-            "the sum over every copy of its tuple's weight at the index its squares make")
+    text = (f"plus a pattern network of {len(network.tuples)} tuples ({network.n_copies} copies, {network.n_weights} "
+            "weights): the sum over every copy of its tuple's weight at the index its squares make. A network "
+            "values a position for the side that has just moved into it, so `player` is taken as the side to "
+            "move and the value is minus the network's for `opponent`")
     if network.colours == "negate":
         text += ("; the network is black's value, so white's is its negation: pass player_is_white = 1 when "
                  "`player` holds white's discs")
@@ -448,7 +449,7 @@ def format_c_evaluation(evaluation: Evaluation, squares: Sequence[str], weights:
         empties = f"64 - {name}_count(player | opponent)"
         body += [f"    value += player_is_white ? -{name}_network(opponent, player, {empties})",
                  f"                             : {name}_network(player, opponent, {empties});"] if negate else [
-                 f"    value += {name}_network(player, opponent, {empties});"]
+                 f"    value -= {name}_network(opponent, player, {empties});  /* the other side's value, negated */"]
     body += ["    return value;", "}"]
     return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
 
@@ -716,6 +717,6 @@ def format_python_evaluation(evaluation: Evaluation, squares: Sequence[str], wei
         empties = f"64 - _{name}_count(player | opponent)"
         body += ["    if player_is_white:", f"        value -= _{name}_network(opponent, player, {empties})",
                  "    else:", f"        value += _{name}_network(player, opponent, {empties})"] if negate else [
-                 f"    value += _{name}_network(player, opponent, {empties})"]
+                 f"    value -= _{name}_network(opponent, player, {empties})  # the other side's value, negated"]
     body.append("    return value")
     return text + "\n".join(body) + "\n"

@@ -316,7 +316,12 @@ def evaluate(
         chosen = weights.weights_of(1 if late_phase and weights.n_tables == 2 else 0)
         value += sum(w * feature(name, mine, theirs) for name, w in chosen.items())
     if getattr(weights, "patterns", None) is not None:
-        value += network_value(position, me, weights.patterns)
+        # A network values a position for the side that has just moved into it; for the side to move, minus the
+        # other side's value.
+        if position.turn == me:
+            value -= network_value(position, 1 - me, weights.patterns)
+        else:
+            value += network_value(position, me, weights.patterns)
     return value
 
 

@@ -80,7 +80,8 @@ def test_the_value_is_the_slow_readings_on_random_positions(name: str) -> None:
     player = build_player("wpc:1", weights=evaluation)
     tolerance = rounding(network)
     for position in positions(150, 7):
-        expected = network_value(position, position.turn, network)
+        # A network's value is the side's that has just moved; the value for the side to move is minus it.
+        expected = -network_value(position, 1 - position.turn, network)
         assert player.value(position.player, position.opponent, position.turn) == pytest.approx(expected, abs=tolerance)
 
 
@@ -242,8 +243,10 @@ def test_an_imported_network_values_positions_as_the_published_file_reads(name: 
     player = build_player("wpc:1", weights=Evaluation((0.0,) * 64, patterns=network))
     for position in positions(25, 12):
         black_value = published_value(text, position.black, position.white)
-        if colours == "invert":  # the side to move plays its own discs as black
-            expected = published_value(text, position.player, position.opponent)
+        # The value for the side to move is minus the value of the side that has just moved (who, under invert,
+        # reads its own discs as black).
+        if colours == "invert":
+            expected = -published_value(text, position.opponent, position.player)
         else:
             expected = black_value if position.turn == BLACK else -black_value
         assert player.value(position.player, position.opponent, position.turn) == pytest.approx(
@@ -349,7 +352,7 @@ def test_the_player_format_holds_squares_as_1_tuples_and_refuses_features() -> N
     network = as_network(table)
     player = build_player("wpc:1", weights=Evaluation((0.0,) * 64, patterns=network))
     table_player = build_player("wpc:1", weights=table)
-    for position in positions(20, 15):
+    for position in positions(20, 15):  # a table's 1-tuples: the same value both ways round
         assert player.value(position.player, position.opponent, position.turn) == pytest.approx(
             table_player.value(position.player, position.opponent), abs=rounding(network))
     with pytest.raises(ValueError, match="features \\(mobility, parity\\) have no place"):
