@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["STDOUT", "FileRefused", "Output", "StandardOutputError", "atomic_write", "check_stdout", "file_kind", "open_regular", "read_regular",
-           "size_text", "write_output"]
+__all__ = ["STDOUT", "FileRefused", "Output", "StandardOutputError", "atomic_write", "check_stdout", "file_kind",
+           "open_regular", "read_regular", "size_text", "write_output"]
 
 
 class StandardOutputError(OSError):
@@ -312,8 +312,8 @@ def _write_stdout(payload: bytes) -> None:
                     written = 0
                 view = view[written:]
         stream.flush()
-    except BrokenPipeError:
-        raise  # the reader has gone (`| head`): the command line's policy ends quietly
+    except (BrokenPipeError, StandardOutputError):
+        raise  # the reader has gone (`| head`): the command line's policy ends quietly; or it is named already
     except OSError as error:  # a full device, a file size limit: name the stream, which names no file
         raise StandardOutputError(f"cannot write to standard output: {error.strerror or error}") from None
 

@@ -2166,8 +2166,7 @@ def test_show_of_a_study_whose_opponent_file_is_gone_shows_it_and_names_the_file
     code, out, lines = run_cli(["show", str(study_dir)])
     assert code == 0 and lines == [], lines
     assert "runs          2 not started (of 2)" in out
-    assert f"missing       config 'tiny': config key 'fitness.opponents[1].spec': weights file '{table}' does not " \
-           "exist" in out
+    assert f"missing       weights file '{table}' does not exist; check the path (played by tiny)\n" in out
     assert "| tiny | 0 | 2 | - | - |" in out  # the summary table, as it stands
     assert_bad_input(["study", str(study_dir), "--quiet"], f"weights file '{table}' does not exist")
 

@@ -30,8 +30,8 @@ from ga.rundir.reader import printable
 from ga.weights import WeightsError
 
 __all__ = [
-    "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "Command", "StandardOutputError",
-    "debugging", "exit_code", "fail", "named_stdout", "one_line", "quiet_broken_pipe", "saved", "warn",
+    "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "Command", "debugging",
+    "exit_code", "fail", "named_stdout", "one_line", "quiet_broken_pipe", "saved", "warn",
 ]
 
 PROG = "othello-ga"

@@ -71,8 +71,9 @@ def study(study_path: Path, out: Path | None, jobs: int, dask: str | None, seeds
     text = (study_dir / SUMMARY_MD).read_text(encoding="utf-8")
     with saved(f"the study is finished and saved in {study_dir} (summary.md, study.csv, plots/)"):
         # Written as show writes: a reader that goes away (| head) ends it quietly (141), whatever its length.
-        write_output(STDOUT, f"{text.split(chr(10), 2)[2].strip()}\n\n{result.total} runs done in {elapsed}; the "
-                             f"study in {study_dir} (summary.md, study.csv, plots/)\n", force=True)
+        summary = text.split("\n", 2)[2].strip()
+        write_output(STDOUT, f"{summary}\n\n{result.total} runs done in {elapsed}; the study in {study_dir} "
+                             "(summary.md, study.csv, plots/)\n", force=True)
 
 
 class _Bar:

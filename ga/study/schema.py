@@ -53,13 +53,15 @@ from cattrs.gen import make_dict_structure_fn
 
 from ga.config import (
     Config, ConfigError, config_from_dict, config_to_dict, config_to_toml, load_config, read_toml, result_settings,
+    spec_weights_path,
 )
 from ga.evolution.fitness import games_per_generation
 from ga.study.layout import CONFIGS, RUN_COLUMNS, STUDY, check_label, check_name, config_file
 from ga.study.measures import Measure, measure_problem
+from ga.weights import WeightsError, load_evaluation
 
 __all__ = ["COMPARE", "Study", "StudyConfig", "StudyError", "load_saved_study", "load_study", "parse_seeds", "study_toml",
-           "unplayable"]
+           "missing_weights"]
 
 Compare = Literal["all", "first", "consecutive"]
 COMPARE: tuple[str, ...] = get_args(Compare)
@@ -493,8 +495,8 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
         grid = written.grid
         if not grid.base:
             raise StudyError("study key 'grid.base' must name the grid's base config file, e.g. base = \"seed2021.toml\"")
-        base = _overridden(_load_config(grid.base, "grid.base", base_dir, check_weights), _flatten(grid.set, "grid.set"), "grid.set",
-                           base_dir)
+        base = _overridden(_load_config(grid.base, "grid.base", base_dir, check_weights), _flatten(grid.set, "grid.set"),
+                           "grid.set", base_dir)
         values = _flatten(grid.values, "grid.values")
         if not values:
             raise StudyError("study key 'grid.values' must give at least one key's values, "
@@ -651,13 +653,20 @@ def load_saved_study(study_dir: str | os.PathLike[str], *, seeds: str | None = N
     return load_study(path, seeds=seeds, generations=generations, check_weights=check_weights)
 
 
-def unplayable(study: Study, study_dir: str | os.PathLike[str]) -> list[str]:
-    """Returns what stops each config of a saved study from running (a weights file an opponent plays that is
-    gone or damaged), one text per config that has a problem: what ``show`` says beside what it shows."""
-    problems = []
+def missing_weights(study: Study) -> list[str]:
+    """Returns a line per weights file that the configs' opponents (or refinement panels) play and that cannot be
+    read (gone, damaged), naming the configs that play it: what stops the study from running, which ``show``
+    says beside what it shows. Each file is read once, whatever the configs that play it."""
+    players: dict[Path, list[str]] = {}
     for config in study.configs:
+        specs = [opponent.spec for opponent in config.config.fitness.opponents] + list(config.config.refine.opponents)
+        for path in dict.fromkeys(filter(None, map(spec_weights_path, specs))):
+            players.setdefault(path, []).append(config.label)
+    problems = []
+    for path, labels in players.items():
         try:
-            load_config(config_file(Path(study_dir), config.label))
-        except ConfigError as error:
-            problems.append(f"config {config.label!r}: {error}")
+            load_evaluation(path)
+        except (WeightsError, OSError) as error:
+            shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3:,} more" if len(labels) > 3 else "")
+            problems.append(f"{error} (played by {shown})")
     return problems

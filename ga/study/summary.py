@@ -24,7 +24,7 @@ from ga.rundir.manifest import read_manifest
 from ga.rundir.reader import printable
 from ga.study.layout import RUN_COLUMNS, STUDY_CSV, STUDY_FILES, SUMMARY_CSV, SUMMARY_MD, run_dir
 from ga.study.measures import columns
-from ga.study.schema import Study, load_saved_study, unplayable
+from ga.study.schema import Study, load_saved_study, missing_weights
 
 __all__ = ["SUMMARY_COLUMNS", "comparisons", "means", "pairs", "run_table", "summarize_study", "summary_frame",
            "summary_markdown", "write_summary"]
@@ -253,7 +253,7 @@ def summarize_study(study_dir: Path) -> str:
     lines = [f"Study {study_dir}", f"  name          {study.name}",
              f"  status        {'live, being run by process ' + str(writer) if writer else 'not running'}",
              f"  runs          {progress} (of {len(table)})"]
-    problems = unplayable(study, study_dir)
+    problems = missing_weights(study)
     lines += [f"  missing       {problem}" for problem in problems]
     if problems:
         lines.append("                (shown as it stands; `othello-ga study` takes it up again once they are back)")
