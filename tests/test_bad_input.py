@@ -2168,6 +2168,8 @@ def test_show_of_a_study_whose_opponent_file_is_gone_shows_it_and_names_the_file
     assert "runs          2 not started (of 2)" in out
     assert f"missing       weights file '{table}' does not exist; check the path (played by tiny)\n" in out
     assert "| tiny | 0 | 2 | - | - |" in out  # the summary table, as it stands
+    # compare reads it too (its curves need no opponent): here it has no generation to draw, and says that.
+    assert_bad_input(["compare", str(study_dir), "-o", str(tmp_path / "c.png")], "has no run with a generation")
     assert_bad_input(["study", str(study_dir), "--quiet"], f"weights file '{table}' does not exist")
 
 
@@ -2205,8 +2207,8 @@ def test_a_control_character_in_an_experiment_name_is_refused(tmp_path: Path) ->
 
 def test_names_that_are_not_utf8_are_shown_with_their_bytes_escaped(finished_run: Path, tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    # Each ended in a codec's error (export to c, python and markdown; evaluate --csv; show of a study), or a
-    # traceback from the fonts (plot, compare: the run's directory names the figures' titles).
+    # Each ended in a codec's error (export to c, python and markdown; evaluate --csv and --save-games; show of a
+    # study), or a traceback from the fonts (plot, compare: the run's directory names the figures' titles).
     from engine import TABLES
 
     tried("cli")
@@ -2219,9 +2221,11 @@ def test_names_that_are_not_utf8_are_shown_with_their_bytes_escaped(finished_run
         code, out, lines = run_cli(["export", str(table), "--format", fmt, "-o", f"out.{suffix}"])
         assert code == 0 and lines == [], lines
         assert comment in (tmp_path / f"out.{suffix}").read_text(encoding="utf-8")
-    code, out, lines = run_cli(["evaluate", "lr06", "--vs", f"wpc:1@{table}", "--games", "2", "--csv", "e.csv"])
+    code, out, lines = run_cli(["evaluate", "lr06", "--vs", f"wpc:1@{table}", "--games", "2", "--csv", "e.csv",
+                                "--save-games", "g.ggf"])
     assert code == 0 and lines == [], lines
     assert f"wpc:1@{tmp_path}/bad\\xffname.csv" in (tmp_path / "e.csv").read_text(encoding="utf-8")
+    assert f"PW[wpc:1@{tmp_path}/bad\\xffname.csv]" in (tmp_path / "g.ggf").read_text(encoding="utf-8")
     run_dir = tmp_path / BAD_BYTES
     shutil.copytree(finished_run, run_dir)
     for argv in (["plot", str(run_dir)], ["compare", str(run_dir), "-o", "c.png"]):
