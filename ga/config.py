@@ -97,7 +97,8 @@ def _describe(value: object) -> str:
         return f"float {value!r}"
     if isinstance(value, str):
         text = value if len(value) <= 40 else value[:37] + "..."
-        return f"string {text!r}"
+        # A name's bytes that are not UTF-8 (lone surrogates from a file name) are shown as the bytes: \xff.
+        return "string " + re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", repr(text))
     if isinstance(value, Mapping):
         return "table"
     if isinstance(value, (list, tuple)):
@@ -136,9 +137,13 @@ def _positive(maximum: float) -> Callable[[Any, Any, Any], None]:
 
 
 def _name(_: Any, attribute: Any, value: str) -> None:
-    if not value.strip() or value in (".", "..") or "/" in value or "\\" in value:
+    # It names the run's directory in results/: a newline or a control character there made a directory that
+    # listings show broken, and a name's bytes that are not UTF-8 (a file's stem) cannot be written in config.toml.
+    if (not value.strip() or value in (".", "..") or "/" in value or "\\" in value
+            or not all(char.isprintable() or char == " " for char in value)):
         raise _Located(f".{attribute.name}",
-                       _Bad(f"must be a non-empty name without path separators, got {_describe(value)}"))
+                       _Bad(f"must be a non-empty name of printable characters without path separators (it names "
+                            f"the run's directory), got {_describe(value)}"))
 
 
 def _features(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
@@ -525,7 +530,30 @@ def config_from_dict(data: Mapping[str, Any], base_dir: Path | None = None) -> C
     _check_compute(config)
     fitness = _check_fitness(config.fitness, config.experiment.held_out_claim, base_dir)
     refine = _check_refine(config, base_dir)
-    return replace(config, fitness=fitness, refine=refine)
+    checked = replace(config, fitness=fitness, refine=refine)
+    _check_text(checked)
+    return checked
+
+
+def _check_text(config: Config) -> None:
+    """Raises unless every text of ``config`` can be written in its run's config.toml (UTF-8): a path holding
+    bytes that are not UTF-8 (a weights file in a folder named in another encoding) would be found only when the
+    run writes its directory, by a codec's error."""
+
+    def check(value: Any, where: str) -> None:
+        if isinstance(value, Mapping):
+            for key, inner in value.items():
+                check(inner, f"{where}.{key}" if where else str(key))
+        elif isinstance(value, list):
+            for index, inner in enumerate(value):
+                check(inner, f"{where}[{index}]")
+        elif isinstance(value, str) and any("\udc80" <= char <= "\udcff" for char in value):
+            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            raise ConfigError(f"config key '{where}' holds '{shown}', whose bytes are not UTF-8 text (a name in "
+                              "another encoding), which the run's config.toml cannot hold; rename the file or "
+                              "folder")
+
+    check(config_to_dict(config), "")
 
 
 def _given_keys(data: Mapping[str, Any]) -> set[str]:
@@ -838,11 +866,12 @@ def _nearby_toml(path: Path) -> str:
     return f"; did you mean '{found}'?" if found is not None else ""
 
 
-def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Config:
+def load_config(path: str | os.PathLike[str], *, run_file: bool = False, check_weights: bool = True) -> Config:
     """Reads, validates and returns the experiment in the TOML file at ``path``.
 
     ``experiment.name`` defaults to the file's stem; weights files named in
-    player specs are resolved against the file's directory and must exist.
+    player specs are resolved against the file's directory and must exist
+    (unless ``check_weights`` is false: a config read to be shown, not run).
     ``run_file``: the file is a run directory's config.toml, which may hold
     :data:`OBSOLETE_RUN_KEYS`.
 
@@ -856,10 +885,17 @@ def load_config(path: str | os.PathLike[str], *, run_file: bool = False) -> Conf
             if isinstance(data.get(section), dict):
                 data[section].pop(key, None)
     experiment = data.get("experiment", {})
-    if isinstance(experiment, dict) and "name" not in experiment:
+    named = isinstance(experiment, dict) and "name" in experiment
+    if isinstance(experiment, dict) and not named:
         data["experiment"] = {"name": config_path.stem, **experiment}
-    config = config_from_dict(data, base_dir=config_path.parent.absolute())
-
+    try:
+        config = config_from_dict(data, base_dir=config_path.parent.absolute())
+    except ConfigError as error:
+        if named or not str(error).startswith("config key 'experiment.name'"):
+            raise
+        raise ConfigError(f"{error} (by default the config file's name; set experiment.name in it)") from None
+    if not check_weights:
+        return config
     for index, opponent in enumerate(config.fitness.opponents):
         weights = spec_weights_path(opponent.spec)
         if weights is None:

@@ -19,14 +19,20 @@ from __future__ import annotations
 import errno
 import io
 import os
+import select
 import stat
 import sys
 import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["STDOUT", "FileRefused", "Output", "atomic_write", "check_stdout", "file_kind", "open_regular", "read_regular",
-           "size_text", "write_output"]
+__all__ = ["STDOUT", "FileRefused", "Output", "StandardOutputError", "atomic_write", "check_stdout", "file_kind",
+           "open_regular", "read_regular", "size_text", "write_output"]
+
+
+class StandardOutputError(OSError):
+    """Standard output cannot take what a command writes there (a full device, a file size limit); the message
+    names the stream (and, said by the command line, what the command saved before)."""
 
 
 class FileRefused(OSError):
@@ -295,12 +301,21 @@ def _write_stdout(payload: bytes) -> None:
             stream.write(payload.decode("utf-8", "replace"))
         else:
             stream.flush()
-            buffer.write(payload)
+            view = memoryview(payload)
+            while view:
+                # Unbuffered (python -u, PYTHONUNBUFFERED) the buffer is the raw file, whose write may take part
+                # of the data: a reader that left mid-way ended such a write short, and the rest was dropped in
+                # silence (exit 0, the output cut). Each part is written until all is, or the pipe is found closed.
+                written = buffer.write(view)
+                if written is None:  # a non-blocking standard output that is full for now: wait until it takes more
+                    select.select([], [buffer.fileno()], [])
+                    written = 0
+                view = view[written:]
         stream.flush()
-    except BrokenPipeError:
-        raise  # the reader has gone (`| head`): the command line's policy ends quietly
+    except (BrokenPipeError, StandardOutputError):
+        raise  # the reader has gone (`| head`): the command line's policy ends quietly; or it is named already
     except OSError as error:  # a full device, a file size limit: name the stream, which names no file
-        raise OSError(f"cannot write to standard output: {error.strerror or error}") from None
+        raise StandardOutputError(f"cannot write to standard output: {error.strerror or error}") from None
 
 
 def _open_into(target: Path, mode: int, shown: str) -> int:

@@ -171,8 +171,10 @@ def _now() -> str:
 
 
 def _clean(value: str) -> str:
-    """Returns a property's value as GGF can hold it: on one line, without brackets (the format has no escapes)."""
-    return " ".join(str(value).split()).replace("[", "(").replace("]", ")")
+    """Returns a property's value as GGF can hold it: on one line, without brackets (the format has no escapes),
+    UTF-8 text (a player named by a file whose name is in another encoding keeps those bytes written ``\\xff``)."""
+    text = " ".join(str(value).split()).replace("[", "(").replace("]", ")")
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _replay(board: Board, moves: Sequence[RecordedMove]) -> Board:

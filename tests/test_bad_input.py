@@ -10,6 +10,7 @@ listed in ``bad_input_cases.py``; the counts are printed at the end.
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import json
 import math
@@ -2039,6 +2040,302 @@ def test_edited_scores_and_study_files_are_refused(tmp_path: Path, edit: str) ->
         config.write_text(config.read_text().replace("size = 8", "size = 10"))
     with pytest.raises(StudyError, match="checksum|were edited since the study wrote them"):
         read_scores(study_dir, "tiny", 1) if edit in ("swapped", "1e30 games") else load_saved_study(study_dir)
+
+
+# ---------------------------------------------------------------- readers that leave, long and foreign names, full
+# ---------------------------------------------------------------- outputs, studies shown as they stand
+
+
+def positions_file(path: Path, count: int) -> Path:
+    """Writes ``count`` copies of a two-empty position (solved at once): a CSV larger than a pipe holds."""
+    path.write_text(("X" * 60 + "OO-- X\n") * count)
+    return path
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["python -u", "buffered"])
+def test_a_reader_of_csv_dash_that_leaves_mid_way_ends_the_command_141(tmp_path: Path, unbuffered: str) -> None:
+    # solve ... --csv - | head -1 exited 0 with the output cut: unbuffered (python -u, PYTHONUNBUFFERED) the CSV
+    # went out in one raw write, which the reader's leaving cut short, and the rest was dropped in silence.
+    tried("cli")
+    positions = positions_file(tmp_path / "many.txt", 3000)
+    environment = {key: value for key, value in os.environ.items() if key not in ("OTHELLO_GA_DEBUG",
+                                                                                 "PYTHONUNBUFFERED")}
+    if unbuffered:
+        environment["PYTHONUNBUFFERED"] = unbuffered
+    with open(tmp_path / "err", "wb") as err:  # solve's table goes there: a pipe would fill and stall it
+        process = subprocess.Popen([sys.executable, "-m", "ga.cli", "solve", str(positions), "--csv", "-"],
+                                   cwd=tmp_path, env=environment, stdout=subprocess.PIPE, stderr=err,
+                                   stdin=subprocess.DEVNULL)
+        first = process.stdout.readline()  # as head -1: one line, then the reader is gone
+        process.stdout.close()
+        code = process.wait(timeout=120)
+    assert first.decode().strip() == "position,empties,score,best_moves,move_values,nodes,seconds"
+    table = (tmp_path / "err").read_text()
+    assert code == 141, table[-500:]
+    assert "error" not in table and "Traceback" not in table and "Broken pipe" not in table
+
+
+def test_evaluate_csv_dash_puts_the_csv_alone_on_standard_output(tmp_path: Path) -> None:
+    # The report and the CSV shared standard output: `evaluate ... --csv - | head -1` took the report's first line.
+    from ga.cli.evaluate import CSV_COLUMNS
+
+    tried("cli")
+    completed = run_process(["evaluate", "lr06", "--vs", "random", "--vs", "nhand:1", "--games", "10", "--csv", "-"],
+                            tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    rows = list(csv.DictReader(io.StringIO(completed.stdout.decode())))
+    assert list(rows[0]) == list(CSV_COLUMNS) and [row["opponent"] for row in rows] == ["random", "nhand:1"]
+    report = completed.stderr.decode()
+    assert report.startswith("player    wpc:1 with built-in table lr06") and "random " in report
+    assert list(tmp_path.iterdir()) == []
+
+
+LONG = "a" * 5000
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["evaluate", LONG], "unknown player kind 'aaaa"),
+    (["evaluate", f"wpc:1@{LONG}"], "unknown weights table 'aaaa"),
+    (["evaluate", "lr06", "--vs", f"wpc:1@{LONG}.csv"], "weights file 'aaaa"),
+    (["play", LONG], "unknown player kind 'aaaa"),
+    (["nboard", LONG], "unknown player kind 'aaaa"),
+    (["export", LONG, "--format", "csv"], "is not a run directory, a weights file or a built-in table"),
+    (["solve", LONG], "is neither a position"),
+    (["evolve", LONG], "is too long to be a file or directory name (5,000 characters"),
+    (["study", LONG], "is too long to be a file or directory name"),
+    (["show", LONG], "is too long to be a file or directory name"),
+    (["plot", LONG], "is too long to be a file or directory name"),
+    (["resume", LONG], "is too long to be a file or directory name"),
+    (["compare", LONG], "is too long to be a file or directory name"),
+    (["export", "lr06", "--format", "csv", "-o", LONG], "is too long to be a file or directory name"),
+    (["evaluate", "lr06", "--vs", "random", "--games", "2", "--csv", LONG], "is too long"),
+], ids=lambda value: value[0] if isinstance(value, list) else None)
+def test_a_5000_character_argument_is_named_in_one_short_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             argv: list[str], fragment: str) -> None:
+    # Each said "cannot write or read '<5,000 characters>': File name too long": of a player spec, a position or
+    # a table name, a reason about files; and a line of 5,000 characters.
+    monkeypatch.chdir(tmp_path)
+    line = assert_bad_input(argv, fragment)
+    assert "File name too long" not in line and "cannot write or read" not in line
+    assert len(line) < 900 and "...[4,9" in line, line  # the name by its ends and its length
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_long_word_in_a_message_is_shown_by_its_ends_and_length() -> None:
+    from ga.cli.errors import LONGEST_WORD, one_line
+
+    tried("cli")
+    assert one_line("x" * LONGEST_WORD) == "x" * LONGEST_WORD  # a long path is shown whole
+    word = "ab" * 1000
+    assert one_line(f"'{word}' is wrong") == f"'{word[:59]}...[1,922 more characters]...{word[-19:]}' is wrong"
+
+
+def opened_study(folder: Path, opponents: str = '["random"]') -> tuple[Path, Path]:
+    """Makes a study directory of the tiny study (no run begun); returns it and its study file's folder."""
+    from ga.study.runner import open_study
+    from ga.study.schema import load_study
+
+    files = folder / "files"
+    path = tiny_study(files)
+    (files / "tiny.toml").write_text(cases.TINY_TOML.replace('opponents = ["random"]', f"opponents = {opponents}"))
+    study_dir = folder / "study"
+    open_study(load_study(path), study_dir)
+    return study_dir, files
+
+
+def test_compare_of_a_study_without_a_generation_is_one_line(tmp_path: Path) -> None:
+    # It said "plot_compare needs at least one run directory", naming a function and not the study.
+    study_dir, _ = opened_study(tmp_path)
+    out = tmp_path / "c.png"
+    assert_bad_input(["compare", str(study_dir), "-o", str(out)],
+                     f"study '{study_dir}' has no run with a generation done yet", "othello-ga study",
+                     unwritten=(out,))
+
+
+def test_show_of_a_study_whose_opponent_file_is_gone_shows_it_and_names_the_file(tmp_path: Path) -> None:
+    # One config's opponent file missing made show refuse the whole study.
+    from engine import TABLES
+
+    tried("run-dir faults")
+    (tmp_path / "files").mkdir()
+    table = tmp_path / "files" / "opp.csv"
+    table.write_text(format_weights(TABLES["lr06"], "csv"))
+    study_dir, _ = opened_study(tmp_path, '["random", "wpc:1@opp.csv"]')
+    table.unlink()
+    code, out, lines = run_cli(["show", str(study_dir)])
+    assert code == 0 and lines == [], lines
+    assert "runs          2 not started (of 2)" in out
+    assert f"missing       weights file '{table}' does not exist; check the path (played by tiny)\n" in out
+    assert "| tiny | 0 | 2 | - | - |" in out  # the summary table, as it stands
+    # compare reads it too (its curves need no opponent): here it has no generation to draw, and says that.
+    assert_bad_input(["compare", str(study_dir), "-o", str(tmp_path / "c.png")], "has no run with a generation")
+    assert_bad_input(["study", str(study_dir), "--quiet"], f"weights file '{table}' does not exist")
+
+
+BAD_BYTES = os.fsdecode(b"bad\xffname")  # a name in another encoding than UTF-8, as Python holds it
+
+
+def test_a_config_whose_name_or_paths_are_not_utf8_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    # A config file named in Latin-1 gave the run its stem as name, and a weights file in such a folder was
+    # recorded as it is: both ended in "'utf-8' codec can't encode character '\udcff'", after the run directory
+    # was made.
+    from engine import TABLES
+
+    config = tmp_path / f"{BAD_BYTES}.toml"
+    config.write_text(cases.TINY_TOML.replace('name = "tiny"\n', ""))
+    assert_bad_input(["evolve", str(config), "--out", str(tmp_path / "run1")],
+                     "config key 'experiment.name' must be a non-empty name of printable characters",
+                     "'bad\\xffname'", "by default the config file's name", unwritten=(tmp_path / "run1",))
+    folder = tmp_path / BAD_BYTES
+    folder.mkdir()
+    (folder / "opp.csv").write_text(format_weights(TABLES["lr06"], "csv"))
+    (folder / "exp.toml").write_text(cases.TINY_TOML.replace('opponents = ["random"]', 'opponents = ["wpc:1@opp.csv"]'))
+    assert_bad_input(["evolve", str(folder / "exp.toml"), "--out", str(tmp_path / "run2")],
+                     "config key 'fitness.opponents[0].spec' holds", "bad\\xffname/opp.csv",
+                     "whose bytes are not UTF-8 text", unwritten=(tmp_path / "run2",))
+
+
+def test_a_control_character_in_an_experiment_name_is_refused(tmp_path: Path) -> None:
+    # name = "a\nb" made a run directory results/a<newline>b-...; the study's names were refused, not the run's.
+    config = tmp_path / "exp.toml"
+    config.write_text(cases.TINY_TOML.replace('name = "tiny"', 'name = "a\\nb"'))
+    assert_bad_input(["evolve", str(config), "--out", str(tmp_path / "run")],
+                     "config key 'experiment.name' must be a non-empty name of printable characters",
+                     unwritten=(tmp_path / "run",))
+
+
+def test_names_that_are_not_utf8_are_shown_with_their_bytes_escaped(finished_run: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each ended in a codec's error (export to c, python and markdown; evaluate --csv and --save-games; show of a
+    # study), or a traceback from the fonts (plot, compare: the run's directory names the figures' titles).
+    from engine import TABLES
+
+    tried("cli")
+    monkeypatch.chdir(tmp_path)
+    table = tmp_path / f"{BAD_BYTES}.csv"
+    table.write_text(format_weights(TABLES["lr06"], "csv"))
+    named = f"Source: {tmp_path}/bad\\xffname.csv"
+    for fmt, suffix, comment in (("c", "c", f"{named}. */"), ("python", "py", f"# {named}"),
+                                 ("markdown", "md", named)):
+        code, out, lines = run_cli(["export", str(table), "--format", fmt, "-o", f"out.{suffix}"])
+        assert code == 0 and lines == [], lines
+        assert comment in (tmp_path / f"out.{suffix}").read_text(encoding="utf-8")
+    code, out, lines = run_cli(["evaluate", "lr06", "--vs", f"wpc:1@{table}", "--games", "2", "--csv", "e.csv",
+                                "--save-games", "g.ggf"])
+    assert code == 0 and lines == [], lines
+    assert f"wpc:1@{tmp_path}/bad\\xffname.csv" in (tmp_path / "e.csv").read_text(encoding="utf-8")
+    assert f"PW[wpc:1@{tmp_path}/bad\\xffname.csv]" in (tmp_path / "g.ggf").read_text(encoding="utf-8")
+    run_dir = tmp_path / BAD_BYTES
+    shutil.copytree(finished_run, run_dir)
+    for argv in (["plot", str(run_dir)], ["compare", str(run_dir), "-o", "c.png"]):
+        code, out, lines = run_cli(argv)
+        assert code == 0 and lines == [], (argv, lines)
+    assert (run_dir / "plots" / "win_rate.png").is_file() and (tmp_path / "c.png").is_file()
+    study_dir, _ = opened_study(tmp_path / "s")
+    shown = tmp_path / f"s{BAD_BYTES}"
+    study_dir.rename(shown)
+    code, out, lines = run_cli(["show", str(shown)])
+    assert code == 0 and lines == [] and out.startswith(f"Study {tmp_path}/sbad\\xffname\n"), lines
+
+
+def test_an_unencodable_name_that_reaches_a_write_is_named_in_one_line() -> None:
+    # Whatever write meets a name's bytes that are not UTF-8, the message names the name, not a codec's position.
+    from ga.cli.errors import one_line
+
+    tried("cli")
+    with pytest.raises(UnicodeEncodeError) as caught:
+        f"title: /data/{BAD_BYTES}/run (x)".encode("utf-8")
+    assert one_line(caught.value) == ("'/data/bad\\xffname/run' holds bytes that are not UTF-8 text (a name in "
+                                      "another encoding), and the text this writes is UTF-8; rename it")
+
+
+def output_already_full(limit: int, path: Path) -> Callable[[], None]:
+    """Returns what a child process runs first so that its standard output (``path``, opened to append, already
+    ``limit`` bytes long) takes nothing more, as a full device would, while the files it writes elsewhere (a run
+    directory, a CSV, all smaller than ``limit``) are written as usual: no device node, no full disk."""
+    path.write_bytes(b"." * limit)
+
+    def child() -> None:
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of the signal ending the process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    return child
+
+
+@pytest.mark.parametrize("command", ["evolve", "evaluate --csv", "evaluate", "export -o", "solve"])
+def test_a_full_standard_output_names_the_stream_and_what_is_saved(tmp_path: Path, command: str) -> None:
+    # It said "[Errno 27] File too large" ("[Errno 28] No space left on device" on a full device), naming neither
+    # the stream nor that the run, or the CSV, was saved.
+    tried("cli")
+    config = tmp_path / "tiny.toml"
+    config.write_text(cases.TINY_TOML)
+    argv, saved, written = {
+        "evolve": (["evolve", str(config), "--out", "run", "--quiet", "--no-plots"],
+                   "; the run is finished and saved in run", "run/best_weights.csv"),
+        "evaluate --csv": (["evaluate", "lr06", "--vs", "random", "--games", "10", "--csv", "e.csv"],
+                           "; the results are saved in e.csv", "e.csv"),
+        "evaluate": (["evaluate", "lr06", "--vs", "random", "--games", "10"],
+                     "; nothing was saved (--csv FILE keeps the results)", None),
+        "export -o": (["export", "lr06", "--format", "json", "-o", "w.json"], "; 'w.json' is written", "w.json"),
+        "solve": (["solve", "X" * 60 + "OO-- X"], "", None),
+    }[command]
+    out = tmp_path / "stdout"
+    child = output_already_full(1 << 20, out)
+    with open(out, "ab") as stdout:
+        completed = run_process(argv, tmp_path, stdout=stdout, preexec_fn=child, stdin=subprocess.DEVNULL)
+    lines = completed.stderr.decode().splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, lines
+    assert lines[0] == f"othello-ga: error: cannot write to standard output: File too large{saved}", lines
+    if written is not None:
+        assert (tmp_path / written).stat().st_size > 0
+    if command == "evolve":
+        assert json.loads((tmp_path / "run" / "manifest.json").read_text())["status"] == "finished"
+
+
+def test_a_full_device_on_standard_output_is_named_with_what_is_saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # errno 28 itself, through the commands' own printing (click.echo), not only through an output (-o -).
+    tried("cli")
+
+    class Full(io.BytesIO):
+        def write(self, data: Any) -> int:
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(Full()))
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "lr06", "--vs", "random", "--games", "4", "--csv", "e.csv"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == ("othello-ga: error: cannot write to standard output: No space left on device; "
+                                       "the results are saved in e.csv\n")
+    assert (tmp_path / "e.csv").read_text().startswith("player,protocol,opponent")
+
+
+def test_ctrl_c_while_python_m_loads_the_package_is_one_line(tmp_path: Path) -> None:
+    # `python -m ga.cli` loads ga/cli/__init__.py (all the commands' imports) before __main__.py's guard runs:
+    # a Ctrl-C then gave a KeyboardInterrupt traceback. The Ctrl-C is made to land there, as a finder run first.
+    tried("cli")
+    (tmp_path / "sitecustomize.py").write_text(
+        "import importlib.abc, sys\n"
+        "class CtrlC(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, *args):\n"
+        "        if name == 'ga.cli.bench':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, CtrlC())\n")
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    environment["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT), environment.get("PYTHONPATH", "")])
+    completed = subprocess.run([sys.executable, "-m", "ga.cli", "--version"], cwd=tmp_path, env=environment,
+                               capture_output=True, text=True, timeout=60)
+    assert (completed.returncode, completed.stderr, completed.stdout) == (130, "othello-ga: interrupted\n", "")
+
+
+def test_ctrl_c_during_bench_exits_130_in_one_line(tmp_path: Path) -> None:
+    # bench ended a Ctrl-C with "Aborted." and exit code 1.
+    tried("cli")
+    code, err = interrupted(["bench"], tmp_path, after=lambda: True)
+    assert code == 130 and err.strip() == "othello-ga: interrupted", err  # (after the line click ends ^C with)
+
 
 
 def test_the_documented_counts_are_this_suites() -> None:

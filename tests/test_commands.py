@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -408,11 +410,11 @@ def test_the_ladder_header_names_the_player_both_sides_play(runner: CliRunner, r
         result = invoke(runner, evaluate, [source, "--protocol", "ladder", "--depths", "1,2", "--games", 2,
                                            "--csv", "-"])
         assert result.exit_code == 0, result.output
-        header = result.stdout.splitlines()[:2]
+        header = result.stderr.splitlines()[:2]  # with --csv -, the report is on standard error, the CSV alone out
         assert header[0].startswith(f"player    {player}") and "wpc:1" not in header[0], header
         assert header[1] == "protocol  ladder, seed 0, depths 1, 2"
-        rows = [line for line in result.stdout.splitlines() if line.startswith("alphabeta:d")]
-        assert len(rows) == 8 and all(row.startswith(header[0].split()[1]) for row in rows)  # the CSV's too
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        assert len(rows) == 8 and all(row["player"] == header[0].removeprefix("player    ") for row in rows)  # the CSV's too
 
 
 # ---------------------------------------------------------------- bad input

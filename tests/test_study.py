@@ -1,11 +1,15 @@
 """Studies: the study file, running (local processes, resumed, stopped), the tables, the figures, show and compare."""
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -385,6 +389,178 @@ def test_show_and_compare_take_a_study_directory(reference: Path, tmp_path: Path
     assert main(["compare", str(reference), str(reference / "runs" / "tournament_size=4-seed2"), "-o",
                  str(image)]) == 0
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- stopped, broken or orphaned: the study's processes ---------------------------------------------
+
+
+def study_process(argv: list[str], tmp_path: Path, hook: str = "") -> subprocess.Popen[bytes]:
+    """Starts ``othello-ga argv`` in a process of its own session (its process group is its own: a signal to it
+    reaches its task processes as a terminal's Ctrl-C would), ``hook`` run first; its output goes to files, which
+    task processes that outlive it may hold."""
+    script = ("import signal, sys\n"
+              "signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a background job "
+              "starts it ignored)\n" + textwrap.dedent(hook) +
+              f"\nfrom ga.cli import main\nsys.exit(main({argv!r}))\n")
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    return subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, env=environment, start_new_session=True,
+                            stdin=subprocess.DEVNULL, stdout=open(tmp_path / "stdout", "wb"),
+                            stderr=open(tmp_path / "stderr", "wb"))
+
+
+def ended(process: subprocess.Popen[bytes], tmp_path: Path, timeout: float = 60) -> tuple[int, str]:
+    """Returns the exit code of ``process`` and what it wrote on standard error."""
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        pytest.fail(f"the study did not end within {timeout} s")
+    return code, (tmp_path / "stderr").read_text()
+
+
+def test_the_summary_scans_the_run_table_a_fixed_number_of_times(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # A grid of 2,000 configs spent 9+ minutes in the summary, silent: each config filtered the whole run table
+    # (time quadratic in the configs). Counted here as the operations on the whole table (of every run, or every
+    # scored run): the same number for 20 configs as for 60, so the work grows with the runs alone (the old
+    # summary's grew with the configs: 927 and 3,717 for 30 and 120).
+    from ga.study.summary import summary_frame, summary_markdown
+
+    scans: list[int] = []
+    index_of, equals = pd.DataFrame.__getitem__, pd.Series.__eq__
+    for count in (20, 60):
+        folder = tmp_path / str(count)
+        sigmas = ", ".join(f"{0.01 * (i + 1):.2f}" for i in range(count))
+        text = STUDY.format(study='compare = "first"').replace("selection.tournament_size = [2, 4]",
+                                                                f"mutation.sigma = [{sigmas}]")
+        study = load_study(write_study(folder, text=text))
+        assert len(study.configs) == count
+        table = made_table(study, {(config.label, seed): (0.3 + 0.01 * seed + 0.001 * index, 0.5)
+                                   for index, config in enumerate(study.configs) for seed in study.seeds})
+        whole = len(table)
+        seen = [0]
+
+        def counted(method: Any) -> Any:
+            def call(self: Any, *args: Any) -> Any:
+                seen[0] += len(self) == whole
+                return method(self, *args)
+            return call
+
+        monkeypatch.setattr(pd.DataFrame, "__getitem__", counted(index_of))
+        monkeypatch.setattr(pd.Series, "__eq__", counted(equals))
+        summary = summary_frame(study, table)
+        text = summary_markdown(study, table, summary)
+        monkeypatch.undo()
+        assert text.count("\n| sigma=") == count  # every config has its row
+        scans.append(seen[0])
+    assert scans[0] == scans[1] and scans[0] < 30, scans
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
+def test_a_stop_during_the_summary_ends_the_study(reference: Path, tmp_path: Path, signum: int) -> None:
+    # The summary was written under the stop's handlers: Ctrl-C and SIGTERM there were ignored, exit code 0.
+    # The signal is made to land as the summary starts (all runs done: there is nothing else to do).
+    study_dir = tmp_path / "out"
+    shutil.copytree(reference, study_dir)
+    for name in ("study.csv", "summary.csv", "summary.md"):
+        (study_dir / name).unlink()
+    hook = f"""
+        import os
+        import ga.study.summary as summary
+        write_summary = summary.write_summary
+        def signalled(*args):
+            os.kill(os.getpid(), {int(signum)})
+            return write_summary(*args)
+        summary.write_summary = signalled
+    """
+    code, err = ended(study_process(["study", str(study_dir), "--quiet"], tmp_path, hook), tmp_path)
+    if signum == signal.SIGINT:
+        assert code == 130 and err == ("interrupted; the runs' checkpoints are intact; continue with: othello-ga "
+                                       f"study {study_dir}\n"), err
+    else:
+        assert code == -signal.SIGTERM and err == "", err  # SIGTERM's own ending: at once, nothing more
+    assert not any((study_dir / name).exists() for name in ("study.csv", "summary.csv", "summary.md"))
+    assert main(["study", str(study_dir), "--quiet"]) == 0  # the next run of the study writes it
+    assert (study_dir / "summary.md").read_bytes() == (reference / "summary.md").read_bytes()
+
+
+def test_ctrl_c_as_the_task_processes_start_breaks_nothing(tmp_path: Path) -> None:
+    # A Ctrl-C in a study's first second killed the task processes half-started (they were still in the
+    # terminal's process group): a KeyboardInterrupt traceback from each, and a BrokenProcessPool. They start
+    # with SIGINT blocked until they stand in a group of their own. The Ctrl-C is made to reach the whole group
+    # while the first task process loads.
+    path = write_study(tmp_path / "files")
+    hook = """
+        import concurrent.futures, os, time
+        submit = concurrent.futures.ProcessPoolExecutor.submit
+        def signalled(self, *args, **kwargs):
+            future = submit(self, *args, **kwargs)  # the task process is started, and loads its modules
+            time.sleep(0.2)
+            os.killpg(os.getpgrp(), signal.SIGINT)  # Ctrl-C: the terminal signals the whole process group
+            time.sleep(1.0)  # as a busy study would: the task process is not stopped by the study before it can fail
+            return future
+        concurrent.futures.ProcessPoolExecutor.submit = signalled
+    """
+    out = tmp_path / "out"
+    code, err = ended(study_process(["study", str(path), "--out", str(out), "--jobs", "1", "--quiet"], tmp_path,
+                                    hook), tmp_path)
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err and "BrokenProcessPool" not in err, err
+    assert err.splitlines()[-1].startswith("stopped with 0 of 4 runs done"), err
+
+
+def task_pids(study_dir: Path, count: int, timeout: float = 60) -> dict[Path, int]:
+    """Waits until ``count`` runs of a study have a checkpoint and a live writer; returns their writers' pids."""
+    from ga.rundir.lock import holder
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        writers = {run: holder(run) for run in (study_dir / "runs").glob("*") if (run / "checkpoint.json").exists()}
+        writers = {run: pid for run, pid in writers.items() if pid}
+        if len(writers) >= count:
+            return writers
+        time.sleep(0.05)
+    pytest.fail(f"{count} runs of the study did not start within {timeout} s")
+
+
+def test_a_task_process_that_dies_ends_the_study_in_one_line(long_study: tuple[Path, Path], tmp_path: Path) -> None:
+    # A pool broken without a stop (a task process killed, out of memory): one line, exit code 1, no traceback.
+    path, _ = long_study
+    out = tmp_path / "out"
+    process = study_process(["study", str(path), "--out", str(out), "--jobs", "1", "--quiet"], tmp_path)
+    ((run, pid),) = task_pids(out, 1).items()
+    os.kill(pid, signal.SIGKILL)
+    code, err = ended(process, tmp_path)
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert err.startswith("othello-ga: error: a task process of the study died") and err.rstrip().endswith(
+        "the runs' checkpoints are intact: run the study again to go on"), err
+
+
+def test_kill_9_of_the_study_ends_its_task_processes_which_save_and_release_their_runs(
+        long_study: tuple[Path, Path], tmp_path: Path) -> None:
+    # After kill -9 of a study's main process its task processes played on for 10+ minutes, deaf to SIGTERM,
+    # holding the runs' locks (and the terminal's pipes). Each watches the study's process: it stops its run as on
+    # SIGTERM (the checkpoint saved, the manifest "interrupted") and exits, and its run's lock is free.
+    from ga.rundir.lock import holder
+
+    path, _ = long_study
+    out = tmp_path / "out"
+    process = study_process(["study", str(path), "--out", str(out), "--jobs", "2", "--quiet"], tmp_path)
+    writers = task_pids(out, 2)
+    try:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while any(holder(run) for run in writers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(holder(run) for run in writers), "a task process still holds its run"
+        for run in writers:
+            assert json.loads((run / "manifest.json").read_text())["status"] == "interrupted", run
+    finally:
+        for pid in writers.values():  # on failure: they would play on
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 # --- a Dask cluster ------------------------------------------------------------------------------

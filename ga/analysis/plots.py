@@ -39,7 +39,7 @@ from ga.config import RefineConfig
 from ga.files import atomic_write
 from ga.analysis.stats import MatchSummary, wilson_interval
 from ga.rundir.layout import BEST, GA_BEST, GAMES, MEAN, REFINE_CSV, table_file
-from ga.rundir.reader import experiment_name, read_generations, read_table, run_settings, writes_games
+from ga.rundir.reader import experiment_name, printable, read_generations, read_table, run_settings, writes_games
 from engine.players import describe_spec
 from ga.weights import FILE_NAMES, PHASE_NAMES, load_evaluation, load_weights, reading_decimals, weight_text
 
@@ -213,7 +213,9 @@ def run_label(run_dir: str | os.PathLike[str]) -> str:
     """Returns "experiment name (dir name)", or the dir name when there is no name."""
     directory = Path(run_dir).resolve().name
     name = experiment_name(run_dir)
-    return f"{name} ({directory})" if name and name != directory else directory
+    # Shown, not obeyed: a directory named in another encoding than UTF-8 is drawn with its bytes escaped (a
+    # title the fonts cannot take ended the figures with a traceback).
+    return printable(f"{name} ({directory})" if name and name != directory else directory)
 
 
 # ---------------------------------------------------------------- drawing

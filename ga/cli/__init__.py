@@ -8,18 +8,26 @@ from __future__ import annotations
 
 import sys
 
-import click
+try:
+    import click
 
-from ga.cli import errors
-from ga.cli.bench import bench
-from ga.cli.evaluate import evaluate
-from ga.cli.export import export
-from ga.cli.inspect import compare, plot, show
-from ga.cli.nboard import nboard
-from ga.cli.play import play
-from ga.cli.run import evolve, resume
-from ga.cli.solve import solve
-from ga.cli.study import study
+    from ga.cli import errors
+    from ga.cli.bench import bench
+    from ga.cli.evaluate import evaluate
+    from ga.cli.export import export
+    from ga.cli.inspect import compare, plot, show
+    from ga.cli.nboard import nboard
+    from ga.cli.play import play
+    from ga.cli.run import evolve, resume
+    from ga.cli.solve import solve
+    from ga.cli.study import study
+except KeyboardInterrupt:
+    # `python -m ga.cli` loads this package before its __main__, whose own guard cannot cover it; Python names
+    # the module "-m" meanwhile. Loaded by a program (or by the othello-ga script), the Ctrl-C is the caller's.
+    if sys.argv[:1] != ["-m"]:
+        raise
+    sys.stderr.write("othello-ga: interrupted\n")
+    raise SystemExit(130) from None
 
 __all__ = ["cli", "main"]
 
@@ -40,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(cli.get_help(click.Context(cli, info_name=errors.PROG)))  # no command: the help, as --help
         return 0
     try:
-        code = cli.main(args=argv, prog_name=errors.PROG, standalone_mode=False)
+        with errors.named_stdout():
+            code = cli.main(args=argv, prog_name=errors.PROG, standalone_mode=False)
     except click.exceptions.Abort as abort:
         if isinstance(abort.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort: it is still Ctrl-C
             click.echo(f"{errors.PROG}: interrupted", err=True)

@@ -11,13 +11,17 @@ traceback instead of the line. Anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sys
-from typing import Any, NoReturn
+from collections.abc import Iterator
+from typing import Any, NoReturn, TextIO
 
 import click
 
 from ga.config import ConfigError
+from ga.files import StandardOutputError
 from ga.games.cluster import ClusterUnavailable
 from ga.games.executor import WorkersLost
 from ga.launch import memory_problem
@@ -26,8 +30,8 @@ from ga.rundir.reader import printable
 from ga.weights import WeightsError
 
 __all__ = [
-    "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "quiet_broken_pipe", "Command", "debugging", "exit_code", "fail",
-    "one_line", "warn",
+    "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "Command", "debugging",
+    "exit_code", "fail", "named_stdout", "one_line", "quiet_broken_pipe", "saved", "warn",
 ]
 
 PROG = "othello-ga"
@@ -46,21 +50,128 @@ def debugging() -> bool:
     return os.environ.get("OTHELLO_GA_DEBUG") == "1"
 
 
+#: The longest word a message shows whole: a longer one (a 5,000-character argument, a path deeper than any)
+#: is shown by its ends and its length, so that the message stays a line to read.
+LONGEST_WORD = 300
+
+
 def one_line(error: BaseException | str) -> str:
     """Returns the message of an error (or a text) on one line."""
     memory = memory_problem(error) if isinstance(error, BaseException) else None
     if memory is not None:
         return memory
-    if isinstance(error, OSError) and error.strerror and error.filename is not None:
-        return f"cannot write or read '{error.filename}': {error.strerror}"
-    text = str(error) or type(error).__name__
-    return printable(" ".join(text.split()))  # what a message quotes from a file or a path is shown, not obeyed
+    if isinstance(error, OSError) and error.errno == errno.ENAMETOOLONG and error.filename is not None:
+        name = os.fsdecode(error.filename)
+        text = (f"'{name}' is too long to be a file or directory name ({len(name):,} characters; a name holds "
+                f"at most {_name_max():,} bytes, a path {_path_max():,}); give a shorter one")
+    elif isinstance(error, OSError) and error.strerror and error.filename is not None:
+        text = f"cannot write or read '{os.fsdecode(error.filename)}': {error.strerror}"
+    elif isinstance(error, UnicodeEncodeError) and _undecodable(error):
+        text = (f"'{_word_at(error.object, error.start)}' holds bytes that are not UTF-8 text (a name in another "
+                "encoding), and the text this writes is UTF-8; rename it")
+    else:
+        text = str(error) or type(error).__name__
+    # What a message quotes from a file or a path is shown, not obeyed; a name that is not UTF-8 is shown with its
+    # bytes escaped (\xff), never refused by the terminal's encoding.
+    return printable(" ".join(_clipped(word) for word in text.split()))
+
+
+def _clipped(word: str) -> str:
+    if len(word) <= LONGEST_WORD:
+        return word
+    return f"{word[:60]}...[{len(word) - 80:,} more characters]...{word[-20:]}"
+
+
+def _name_max() -> int:
+    try:
+        return os.pathconf(".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+def _path_max() -> int:
+    try:
+        return os.pathconf(".", "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 4096
+
+
+def _undecodable(error: UnicodeEncodeError) -> bool:
+    """Says whether text failed to encode for the lone surrogates by which Python holds a name's bytes that are
+    not UTF-8 (os.fsdecode's, from a file name or an argument in another encoding)."""
+    return isinstance(error.object, str) and "\udc80" <= error.object[error.start] <= "\udcff"
+
+
+def _word_at(text: str, index: int) -> str:
+    """Returns the word of ``text`` around ``index`` (a path or a name), without the quotes around it."""
+    start, end = index, index
+    while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "'\"=":
+        start -= 1
+    while end < len(text) and not text[end].isspace() and text[end] not in "'\"":
+        end += 1
+    return text[start:end]
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     """Prints ``othello-ga: error: <message>`` (one line) on stderr and exits with ``code``."""
     click.echo(f"{PROG}: error: {one_line(message)}", err=True)
     raise click.exceptions.Exit(code)
+
+
+class _NamedStdout:
+    """Standard output as the commands print to it, its failures named: "cannot write to standard output: No
+    space left on device" rather than "[Errno 28] ...". A reader that went away stays a BrokenPipeError, which
+    ends the command quietly (exit code 141)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def _named(self, error: OSError) -> StandardOutputError:
+        return StandardOutputError(f"cannot write to standard output: {error.strerror or error}")
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._named(error) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._named(error) from None
+
+    def __getattr__(self, name: str) -> Any:  # everything else is the stream's own (encoding, fileno, buffer, ...)
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def named_stdout() -> Iterator[None]:
+    """Runs a command with its standard output's failures named (:class:`StandardOutputError`)."""
+    stream = sys.stdout
+    if stream is None or isinstance(stream, _NamedStdout):
+        yield
+        return
+    sys.stdout = _NamedStdout(stream)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if isinstance(sys.stdout, _NamedStdout):
+            sys.stdout = stream
+
+
+@contextlib.contextmanager
+def saved(what: str) -> Iterator[None]:
+    """Adds ``what`` (what the command saved: "the run is finished and saved in ...") to a standard output
+    that cannot take the command's report, so that a full device does not read as lost work."""
+    try:
+        yield
+    except StandardOutputError as error:
+        raise StandardOutputError(f"{error}; {what}") from None
 
 
 def warn(message: str) -> None:

@@ -17,12 +17,13 @@ from ga.analysis.evaluation import (
     LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
 )
 from ga.analysis.stats import MatchSummary
-from ga.cli.errors import Command, warn
+from ga.cli.errors import Command, saved, warn
 from ga.cli.outputs import note_if_live, output_path
 from ga.config import ConfigError
 from ga.files import Output, check_stdout
 from ga.games.executor import all_cores
 from ga.ggf import GameRecord
+from ga.rundir.reader import printable
 from ga.rundir.resolve import resolve_player, run_player
 from ga.weights import load_evaluation
 
@@ -104,18 +105,24 @@ def evaluate(
             games_output.write("".join(record.to_text() + "\n" for record in records))
         if protocol == "ladder":
             label = ladder_label(label)
-        click.echo(f"player    {label}")
-        ladder_depths = f", depths {', '.join(map(str, chosen_depths or LADDER_DEPTHS))}" if protocol == "ladder" else ""
-        click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else "")
-                   + ladder_depths + (f", end {end}" if end else ""))
-        click.echo(_format_table(summaries))
         if csv_output is not None:
             csv_output.write((_CSV_HEADER if csv_output.is_stdout else "") + _csv_rows(summaries, label, protocol,
                                                                                       eps, seed))
-    if csv_path is not None and not csv_output.is_stdout:
-        click.echo(f"wrote {csv_path}")
-    if games_path is not None:
-        click.echo(f"wrote {games_path}")
+    # The files are whole before the report is printed: a standard output that cannot take it loses no result.
+    # With --csv - the CSV alone is on standard output, and the report on standard error.
+    to_stdout = any(output is not None and output.is_stdout for output in (csv_output, games_output))
+    kept = [str(path) for path, output in ((csv_path, csv_output), (games_path, games_output))
+            if output is not None and not output.is_stdout]
+    with saved(f"the results are saved in {' and '.join(kept)}" if kept else
+               "nothing was saved (--csv FILE keeps the results)"):
+        report = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
+        report(f"player    {label}")
+        ladder_depths = f", depths {', '.join(map(str, chosen_depths or LADDER_DEPTHS))}" if protocol == "ladder" else ""
+        report(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else "")
+               + ladder_depths + (f", end {end}" if end else ""))
+        report(_format_table(summaries))
+        for path in kept:
+            report(f"wrote {path}")
 
 
 def _warn_about_training(run_dir: Path | None, played: Sequence[str], protocol: str) -> None:
@@ -203,7 +210,7 @@ def _csv_rows(
         low, high = summary.interval
         elo_low, elo_high = summary.elo_interval
         writer.writerow(
-            [label, protocol, summary.opponent, summary.games, summary.wins, summary.draws,
+            [printable(label), protocol, printable(summary.opponent), summary.games, summary.wins, summary.draws,
              summary.losses, repr(summary.score), repr(low), repr(high), repr(summary.elo),
              repr(elo_low), repr(elo_high), "" if eps is None else repr(eps), seed]
         )

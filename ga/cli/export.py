@@ -3,6 +3,7 @@ user's own engine; and the import of a published n-tuple network (a .player file
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -10,10 +11,11 @@ import click
 
 from engine.evaluation import Evaluation
 from engine.patterns import COLOURS
-from ga.cli.errors import Command, warn
+from ga.cli.errors import Command, saved, warn
 from ga.cli.outputs import emit_warnings, note_if_live, output_path
 from ga.rundir.resolve import WHICH, resolve_weights, run_phase_move
 from ga.files import STDOUT, Output
+from ga.rundir.reader import printable
 from ga.ntuple_format import read_player
 from ga.weights import (
     EVALUATION_NAME,
@@ -89,7 +91,10 @@ def export(
                          "(leave --colours out)")
     else:
         weights, description = resolve_weights(source, which)
-    run_dir = Path(source) if Path(source).is_dir() else None
+    # The source is named in what is written (a comment, a field), which is UTF-8 text: a name's bytes that are
+    # not UTF-8, and control characters, are written escaped (\xff for the byte 0xff).
+    description = printable(description)
+    run_dir = Path(source) if os.path.isdir(source) else None
     note_if_live(run_dir)
     evaluation = weights if isinstance(weights, Evaluation) else None
     if fmt == "player" and evaluation is None:
@@ -101,8 +106,8 @@ def export(
     with warnings.catch_warnings(record=True) as caught:  # said once the output is known to be writable
         warnings.simplefilter("always")
         if evaluation is not None:
-            if evaluation.source and evaluation.source != description:
-                description = f"{description} ({evaluation.source})"
+            if evaluation.source and printable(evaluation.source) != description:
+                description = f"{description} ({printable(evaluation.source)})"
             payload: str | bytes = (
                 evaluation_npy_bytes(evaluation, scale=scale, round_=round_) if fmt == "npy" else
                 format_evaluation(evaluation, fmt, scale=scale, round_=round_, name=EVALUATION_NAME if name is None else name,
@@ -139,4 +144,5 @@ def export(
     if implied is None and fmt != "player":
         loader = "load_weights" if evaluation is None else "load_evaluation"
         warn(f"'{output}' has no weights suffix; read it back with {loader}(path, fmt={fmt!r})")
-    click.echo(f"wrote {output} ({fmt}, from {description})")
+    with saved(f"'{output}' is written"):
+        click.echo(f"wrote {output} ({fmt}, from {description})")

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ga.analysis.summary import summarize_run
-from ga.cli.errors import Command
+from ga.cli.errors import Command, saved
 from ga.cli.outputs import emit_warnings, figures_not_drawn, note_if_live, output_path
 from ga.files import STDOUT, Output, check_stdout, write_output
 from ga.rundir.layout import PLOTS, check_no_links, check_run_dir
@@ -43,10 +43,11 @@ def plot(run_dir: Path, fmt: str) -> None:
         warnings.simplefilter("always")
         written = plot_run(run, run / PLOTS, fmt)  # each figure replaced whole (ga.files.atomic_write)
     emit_warnings(caught)
-    for path in written:
-        click.echo(str(path))
-    if figures_not_drawn(run):
-        click.echo(figures_not_drawn(run))
+    with saved(f"the figures are drawn in {run / PLOTS}"):
+        for path in written:
+            click.echo(str(path))
+        if figures_not_drawn(run):
+            click.echo(figures_not_drawn(run))
 
 
 @click.command(cls=Command)
@@ -64,7 +65,14 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
     from ga.study.figures import study_curves
     from ga.study.layout import is_study_dir
 
-    curves = [curve for path in run_dirs if is_study_dir(path) for curve in study_curves(path)]
+    curves = []
+    for path in run_dirs:
+        if is_study_dir(path):
+            drawn = study_curves(path)
+            if not drawn:  # it would have been drawn as nothing, or named as no run at all
+                raise ValueError(f"study '{path}' has no run with a generation done yet, so no curve to draw; run "
+                                 f"it (othello-ga study {path}) and compare it then")
+            curves += drawn
     runs = [check_run_dir(run_dir) for run_dir in run_dirs if not is_study_dir(run_dir)]
     for run in runs:
         note_if_live(run)
@@ -76,7 +84,8 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
     with Output(output, force=force) as target:  # checked before the figure is drawn
         target.write(compare_figure(runs, fmt, curves))
     if not target.is_stdout:
-        click.echo(str(output))
+        with saved(f"'{output}' is written"):
+            click.echo(str(output))
 
 
 def _common_folder(run_dirs: Sequence[Path]) -> Path:

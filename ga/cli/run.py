@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ga.cli.errors import EXIT_INTERRUPTED, Command, one_line
+from ga.cli.errors import EXIT_INTERRUPTED, Command, one_line, saved
 from ga.cli.outputs import emit_warnings, figures_not_drawn
 from ga.cli.progress import Progress
 from ga.games.executor import WorkersLost
@@ -35,9 +35,10 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
     if result.already_finished:
         progress.finish()
         done = result.generations_done
-        click.echo(f"'{result.run_dir}' is finished ({done:,} of {done:,} generations done, and every stage after "
-                   f"them): nothing to resume, nothing written. To extend it: othello-ga resume {result.run_dir} "
-                   f"--generations N, with N more than {done:,}")
+        with saved("nothing was written"):
+            click.echo(f"'{result.run_dir}' is finished ({done:,} of {done:,} generations done, and every stage after "
+                       f"them): nothing to resume, nothing written. To extend it: othello-ga resume "
+                       f"{result.run_dir} --generations N, with N more than {done:,}")
         return
     drawn = []
     caught: list[warnings.WarningMessage] = []
@@ -56,9 +57,11 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
     emit_warnings(caught)  # after the bar is closed: each on a line of its own
     if result.finished:
         plots = f"; figures in {result.run_dir / PLOTS}" if drawn else ""
-        click.echo(f"finished {result.generations_done} generations in {summary}; results in {result.run_dir}{plots}")
-        if drawn and figures_not_drawn(result.run_dir):
-            click.echo(figures_not_drawn(result.run_dir))
+        with saved(f"the run is finished and saved in {result.run_dir}"):
+            click.echo(f"finished {result.generations_done} generations in {summary}; results in "
+                       f"{result.run_dir}{plots}")
+            if drawn and figures_not_drawn(result.run_dir):
+                click.echo(figures_not_drawn(result.run_dir))
     elif not os.path.lexists(result.run_dir / CHECKPOINT):  # stopped before its first generation was done
         click.echo(f"stopped during {result.stopped_in}; '{result.run_dir}' holds nothing to resume: remove it and "
                    "run evolve again", err=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
 import os
 import re
@@ -19,7 +20,7 @@ from engine import Board
 from engine.board import square_name
 from engine.endgame import MOVES, EndgameSolver, Solution, check_solvable
 from ga.cli.outputs import output_path
-from ga.cli.errors import EXIT_INTERRUPTED, PROG, Command
+from ga.cli.errors import EXIT_INTERRUPTED, PROG, Command, saved
 from ga.files import STDOUT, FileRefused, Output, check_stdout, read_regular
 from ga.ggf import GGFError, read_records
 
@@ -84,7 +85,8 @@ def solve(positions: tuple[str, ...], moves: str, csv_path: Path | None, force: 
         if output is not None:
             output.write(_csv_text(solutions))
     if csv_path is not None and not to_stdout:
-        click.echo(f"wrote {csv_path}")
+        with saved(f"'{csv_path}' is written"):
+            click.echo(f"wrote {csv_path}")
 
 
 def _gather(arguments: Sequence[str]) -> Iterator[tuple[str, Board]]:
@@ -190,18 +192,18 @@ def read_positions(text: str, source: str) -> list[tuple[str, Board]]:
 def _read_file(name: str) -> str:
     """Returns the text of a positions file, checked before it is opened: a regular file of bounded size."""
     path = Path(name)
-    if path.is_dir():
+    if os.path.isdir(name):
         raise ValueError(f"'{name}' is a directory; name a file of positions (one per line)")
     try:
         data = read_regular(path, MAX_FILE_BYTES)
-    except FileNotFoundError:
-        raise ValueError(
-            f"'{name}' is neither a position (64 squares X, O or -, a space, X or O) nor an existing file"
-        ) from None
-    except FileRefused as error:
-        raise ValueError(f"positions file '{name}' {error.problem}; give a file of positions, or - to read "
-                         "standard input") from None
-    except OSError as error:
+    except OSError as error:  # FileRefused among them
+        if isinstance(error, FileRefused):
+            raise ValueError(f"positions file '{name}' {error.problem}; give a file of positions, or - to read "
+                             "standard input") from None
+        if error.errno in (errno.ENOENT, errno.ENAMETOOLONG):  # a name too long for a file is no file either
+            raise ValueError(
+                f"'{name}' is neither a position (64 squares X, O or -, a space, X or O) nor an existing file"
+            ) from None
         raise ValueError(f"cannot read '{name}': {error.strerror or error}") from None
     try:
         return data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark, as some editors save files

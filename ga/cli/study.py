@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from ga.cli.errors import EXIT_INTERRUPTED, Command
+from ga.cli.errors import EXIT_INTERRUPTED, Command, saved
 from ga.cli.progress import duration
+from ga.files import STDOUT, write_output
 
 __all__ = ["study"]
 
@@ -68,8 +69,11 @@ def study(study_path: Path, out: Path | None, jobs: int, dask: str | None, seeds
     from ga.study.layout import SUMMARY_MD
 
     text = (study_dir / SUMMARY_MD).read_text(encoding="utf-8")
-    click.echo(text.split("\n", 2)[2].strip())
-    click.echo(f"\n{result.total} runs done in {elapsed}; the study in {study_dir} (summary.md, study.csv, plots/)")
+    with saved(f"the study is finished and saved in {study_dir} (summary.md, study.csv, plots/)"):
+        # Written as show writes: a reader that goes away (| head) ends it quietly (141), whatever its length.
+        summary = text.split("\n", 2)[2].strip()
+        write_output(STDOUT, f"{summary}\n\n{result.total} runs done in {elapsed}; the study in {study_dir} "
+                             "(summary.md, study.csv, plots/)\n", force=True)
 
 
 class _Bar:

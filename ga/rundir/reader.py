@@ -28,17 +28,25 @@ __all__ = ["COLUMNS", "REQUIRED", "printable", "experiment_description", "experi
 
 
 def printable(text: str) -> str:
-    """Returns text read from a run directory as it may be printed: control characters escaped.
+    r"""Returns text read from a run directory as it may be printed: control characters escaped.
 
     A run directory is untrusted: an experiment name, a description or a
     recorded command holding terminal escape sequences would otherwise retitle
     or clear the terminal that shows it.
 
-    >>> printable("a\x1b]0;x\x07b\u202e")
-    'a\\x1b]0;x\\x07b\\u202e'
+    A name's bytes that are not UTF-8 (a file name in another encoding, held
+    by Python as lone surrogates) are shown as the bytes they are.
+
+    >>> printable("a\x1b]0;x\x07b\u202e"), printable(os.fsdecode(b"bad\xffname"))
+    ('a\\x1b]0;x\\x07b\\u202e', 'bad\\xffname')
     """
-    return "".join(char if char.isprintable() or char == " " else char.encode("unicode_escape").decode("ascii")
-                   for char in text)
+    return "".join(char if char.isprintable() or char == " " else _escaped(char) for char in text)
+
+
+def _escaped(char: str) -> str:
+    if "\udc80" <= char <= "\udcff":  # os.fsdecode's stand-in for the byte 0x80..0xff
+        return f"\\x{ord(char) - 0xdc00:02x}"
+    return char.encode("unicode_escape").decode("ascii")
 
 
 def read_config(run_dir: Path) -> Config:

@@ -52,7 +52,7 @@ def _names_a_run(source: str) -> bool:
     """Says whether ``source`` is a directory to read as a run: any directory, but one named like a built-in
     (``engine``, the source tree's own folder beside a checkout) that holds no run files."""
     path = Path(source)
-    if not source or not path.is_dir():
+    if not source or not os.path.isdir(source):  # a name no file system can hold (too long) is no directory
         return False
     if source in TABLES or source in EVALUATIONS:
         return any((path / name).is_file() for name in (MANIFEST, CONFIG, GENERATIONS))
@@ -84,7 +84,7 @@ def resolve_weights(source: str, which: str = "best") -> tuple[Weights, str]:
     if which not in WHICH:
         raise ValueError(f"unknown table {which!r}; use {', '.join(WHICH)}")
     path = Path(source)
-    if source == REFERENCE and not path.exists():
+    if source == REFERENCE and not os.path.exists(source):
         # The shipped results (results/reference/): strong.toml's table, or seed2021's.
         if which in ("mean", "ga_best"):
             raise ValueError("the reference has one table per experiment; use --which strong or --which seed2021")
@@ -105,7 +105,7 @@ def resolve_weights(source: str, which: str = "best") -> tuple[Weights, str]:
     if which != "best":
         raise ValueError(f"--which {which} selects a table of a run directory; '{source}' is a single table "
                          "(leave --which out)")
-    if source and (path.exists() or is_path(source)) and source not in EVALUATIONS and builtin_table(source) is None:
+    if source and (os.path.exists(source) or is_path(source)) and source not in EVALUATIONS and builtin_table(source) is None:
         return _table_or_evaluation(load_evaluation(path)), str(path)
     table = builtin_table(source)
     if table is not None:
@@ -156,7 +156,7 @@ def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path 
         run_dir = check_run_dir(path)
         spec = run_player(run_dir)
         return spec, spec, run_dir
-    if text and (path.exists() or builtin_table(text) is not None):
+    if text and (os.path.exists(text) or builtin_table(text) is not None):  # False for a name too long for a file
         weights, description = resolve_weights(text)
         return weights, f"wpc:1 with {description}", None
     try:

@@ -75,7 +75,7 @@ def study_curves(study_dir: Path) -> list[tuple[str, pd.DataFrame]]:
     """Returns a study directory's config curves (:func:`config_curves`), each labelled "study: config (n runs)"."""
     from ga.study.schema import load_saved_study
 
-    study = load_saved_study(study_dir)
+    study = load_saved_study(study_dir, check_weights=False)  # the curves need no opponent's weights file
     return [(f"{study.name}: {label} ({int(curve['n'].max())} runs)", curve)
             for label, curve in config_curves(study, Path(study_dir)).items()]
 

@@ -53,12 +53,15 @@ from cattrs.gen import make_dict_structure_fn
 
 from ga.config import (
     Config, ConfigError, config_from_dict, config_to_dict, config_to_toml, load_config, read_toml, result_settings,
+    spec_weights_path,
 )
 from ga.evolution.fitness import games_per_generation
 from ga.study.layout import CONFIGS, RUN_COLUMNS, STUDY, check_label, check_name, config_file
 from ga.study.measures import Measure, measure_problem
+from ga.weights import WeightsError, load_evaluation
 
-__all__ = ["COMPARE", "Study", "StudyConfig", "StudyError", "load_saved_study", "load_study", "parse_seeds", "study_toml"]
+__all__ = ["COMPARE", "Study", "StudyConfig", "StudyError", "load_saved_study", "load_study", "parse_seeds", "study_toml",
+           "missing_weights"]
 
 Compare = Literal["all", "first", "consecutive"]
 COMPARE: tuple[str, ...] = get_args(Compare)
@@ -428,10 +431,10 @@ def _overridden(config: Config, overrides: Mapping[str, Any], where: str, base_d
         raise StudyError(f"study key '{where}': {error}") from None
 
 
-def _load_config(file: str, where: str, base_dir: Path) -> Config:
+def _load_config(file: str, where: str, base_dir: Path, check_weights: bool = True) -> Config:
     path = Path(file) if Path(file).is_absolute() else base_dir / file
     try:
-        return load_config(path)
+        return load_config(path, check_weights=check_weights)
     except ConfigError as error:
         raise StudyError(f"study key '{where}': {error}") from None
 
@@ -441,8 +444,9 @@ def _label_value(value: Any) -> str:
 
 
 def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[int] | None = None,
-            generations: int | None = None) -> Study:
+            generations: int | None = None, check_weights: bool = True) -> Study:
     """Returns the study a study file describes: every config in full, checked; seeds and generations overridden.
+    ``check_weights`` false: the weights files its configs' opponents name need not be there (a study to show).
 
     :raises StudyError: naming the study key behind the first problem.
     """
@@ -480,7 +484,7 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
                 raise StudyError(f"study key '{where}.extends': no config {entry.extends!r} before it{hint}")
             base = earlier[entry.extends]
         else:
-            base = _load_config(entry.file, f"{where}.file", base_dir)
+            base = _load_config(entry.file, f"{where}.file", base_dir, check_weights)
         label = entry.label or (Path(entry.file).stem if entry.file else "")
         overrides = _flatten(entry.set, f"{where}.set")
         if entry.description:
@@ -491,8 +495,8 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
         grid = written.grid
         if not grid.base:
             raise StudyError("study key 'grid.base' must name the grid's base config file, e.g. base = \"seed2021.toml\"")
-        base = _overridden(_load_config(grid.base, "grid.base", base_dir), _flatten(grid.set, "grid.set"), "grid.set",
-                           base_dir)
+        base = _overridden(_load_config(grid.base, "grid.base", base_dir, check_weights), _flatten(grid.set, "grid.set"),
+                           "grid.set", base_dir)
         values = _flatten(grid.values, "grid.values")
         if not values:
             raise StudyError("study key 'grid.values' must give at least one key's values, "
@@ -564,10 +568,12 @@ def _too_many(configs: int, seeds: int, most: int) -> StudyError:
                       f"{configs * seeds:,} runs, more than max_runs = {most:,}; raise max_runs or run fewer")
 
 
-def load_study(path: str | os.PathLike[str], *, seeds: str | None = None, generations: int | None = None) -> Study:
+def load_study(path: str | os.PathLike[str], *, seeds: str | None = None, generations: int | None = None,
+               check_weights: bool = True) -> Study:
     """Reads, validates and resolves the study file at ``path`` (config files relative to its folder).
 
-    ``seeds`` (as the study file writes them) and ``generations`` override the file's.
+    ``seeds`` (as the study file writes them) and ``generations`` override the file's; ``check_weights`` false
+    reads a study whose opponents' weights files are gone (to show it, not to run it).
 
     :raises StudyError: if the file is missing, is not TOML or holds a bad study.
     """
@@ -586,7 +592,8 @@ def load_study(path: str | os.PathLike[str], *, seeds: str | None = None, genera
         written = study_file_from_dict(data)
     except StudyError as error:
         raise StudyError(f"study file '{path}': {error}") from None
-    return resolve(written, name=file.stem, base_dir=file.parent.absolute(), seeds=chosen, generations=generations)
+    return resolve(written, name=file.stem, base_dir=file.parent.absolute(), seeds=chosen, generations=generations,
+                   check_weights=check_weights)
 
 
 def study_toml(study: Study) -> tuple[str, dict[str, str]]:
@@ -622,8 +629,9 @@ def _study_digest(text: str, configs: Sequence[bytes]) -> str:
 
 
 def load_saved_study(study_dir: str | os.PathLike[str], *, seeds: str | None = None,
-                     generations: int | None = None) -> Study:
-    """Reads the study a study directory runs (its study.toml and configs), checked against their checksum.
+                     generations: int | None = None, check_weights: bool = True) -> Study:
+    """Reads the study a study directory runs (its study.toml and configs), checked against their checksum;
+    ``check_weights`` as :func:`load_study`'s.
 
     :raises StudyError: they were edited since the study wrote them, or the study is unusable.
     """
@@ -642,4 +650,23 @@ def load_saved_study(study_dir: str | os.PathLike[str], *, seeds: str | None = N
         raise StudyError(edited) from None
     if not first.startswith(_DIGEST_LINE) or first[len(_DIGEST_LINE):] != _study_digest(text, configs):
         raise StudyError(edited)
-    return load_study(path, seeds=seeds, generations=generations)
+    return load_study(path, seeds=seeds, generations=generations, check_weights=check_weights)
+
+
+def missing_weights(study: Study) -> list[str]:
+    """Returns a line per weights file that the configs' opponents (or refinement panels) play and that cannot be
+    read (gone, damaged), naming the configs that play it: what stops the study from running, which ``show``
+    says beside what it shows. Each file is read once, whatever the configs that play it."""
+    players: dict[Path, list[str]] = {}
+    for config in study.configs:
+        specs = [opponent.spec for opponent in config.config.fitness.opponents] + list(config.config.refine.opponents)
+        for path in dict.fromkeys(filter(None, map(spec_weights_path, specs))):
+            players.setdefault(path, []).append(config.label)
+    problems = []
+    for path, labels in players.items():
+        try:
+            load_evaluation(path)
+        except (WeightsError, OSError) as error:
+            shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3:,} more" if len(labels) > 3 else "")
+            problems.append(f"{error} (played by {shown})")
+    return problems

@@ -21,9 +21,10 @@ from ga.evolution.run import job_seconds
 from ga.files import atomic_write
 from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
+from ga.rundir.reader import printable
 from ga.study.layout import RUN_COLUMNS, STUDY_CSV, STUDY_FILES, SUMMARY_CSV, SUMMARY_MD, run_dir
 from ga.study.measures import columns
-from ga.study.schema import Study, load_saved_study
+from ga.study.schema import Study, load_saved_study, missing_weights
 
 __all__ = ["SUMMARY_COLUMNS", "comparisons", "means", "pairs", "run_table", "summarize_study", "summary_frame",
            "summary_markdown", "write_summary"]
@@ -241,7 +242,9 @@ def summarize_study(study_dir: Path) -> str:
 
     :raises StudyError: if it is not a study directory or its files are damaged.
     """
-    study = load_saved_study(study_dir)
+    # What the runs hold is shown even when a weights file the configs' opponents play is gone: it is said
+    # beside the rest, as what stops the study from going on.
+    study = load_saved_study(study_dir, check_weights=False)
     table = run_table(study, study_dir)
     summary = summary_frame(study, table)
     writer = holder(study_dir)
@@ -249,10 +252,16 @@ def summarize_study(study_dir: Path) -> str:
     progress = ", ".join(f"{count} {status}" for status, count in counts.items())
     lines = [f"Study {study_dir}", f"  name          {study.name}",
              f"  status        {'live, being run by process ' + str(writer) if writer else 'not running'}",
-             f"  runs          {progress} (of {len(table)})", "", "Files"]
+             f"  runs          {progress} (of {len(table)})"]
+    problems = missing_weights(study)
+    lines += [f"  missing       {problem}" for problem in problems]
+    if problems:
+        lines.append("                (shown as it stands; `othello-ga study` takes it up again once they are back)")
+    lines += ["", "Files"]
     for name, description in STUDY_FILES.items():
         if (study_dir / name).exists():
             lines.append(f"  {str(study_dir / name):<{len(str(study_dir)) + 14}}  {description}")
     body = summary_markdown(study, table, summary)
-    return "\n".join(lines) + "\n\n" + body.split("\n", 2)[2]
+    text = "\n".join(lines) + "\n\n" + body.split("\n", 2)[2]
+    return "\n".join(printable(line) for line in text.split("\n"))  # a path or a description is shown, not obeyed
 
