@@ -474,6 +474,27 @@ def test_signal_saves_exits_130_and_resume_completes(
     assert_same_run(run_dir, subprocess_reference)
 
 
+def test_ctrl_c_leaves_the_bar_where_the_run_stopped(tmp_path: Path, subprocess_config: Path) -> None:
+    # The bar jumped to 100% "done" before the run said it had stopped.
+    import re
+
+    run_dir = tmp_path / "run"
+    process = start_cli("evolve", str(subprocess_config), "--out", str(run_dir), "--no-plots", "--workers", "1")
+    try:
+        wait_for_generations(process, run_dir, 2)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=6)
+    finally:
+        kill_all(process, False)
+    assert process.returncode == 130, stderr
+    screens = [screen.strip() for screen in re.split(r"[\r\n]", stderr) if screen.strip()]
+    bars = [screen for screen in screens if screen.startswith("GA ")]
+    done = manifest(run_dir)["generations_done"]
+    assert bars and bars[-1].startswith(f"GA {done}/20 "), bars[-1:]
+    assert not any(" 100%|" in bar or bar.endswith("done") for bar in bars), bars[-1]
+    assert screens[-1].startswith(f"stopped during GA, {done} of 20 generations done (checkpoint saved)")
+
+
 # --- a checkpoint is checked before it is trusted ------------------------------------------------
 
 

@@ -221,13 +221,15 @@ class Progress:
             self._draw()
             self.stage = None
 
-    def finish(self) -> str:
-        """Closes the bar (at 100% when every stage ran) and returns the job's summary: each stage and its time."""
+    def finish(self, finished: bool = True) -> str:
+        """Closes the bar and returns the job's summary: each stage and its time. The bar shows 100% only for a
+        job that ``finished`` with every stage run: a job stopped part-way (Ctrl-C) keeps the bar where it
+        stopped, whatever the estimate says is left (the stage it stopped in has ended)."""
         self._stop_ticker()
         with self._lock:
             if self.bar is not None:
                 left = self.estimate.left(self.clock()) if self.estimate is not None else None
-                if left == 0:
+                if finished and left == 0:
                     self.bar.n = self.bar.total
                     self.bar.set_postfix_str("done", refresh=False)
                 self.bar.close()

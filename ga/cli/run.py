@@ -57,7 +57,7 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
                 click.echo(f"stopped while drawing the figures; the run is finished and saved in {result.run_dir}; "
                            f"draw its figures with: othello-ga plot {result.run_dir}", err=True)
                 raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-    summary = progress.finish()
+    summary = progress.finish(result.finished)  # a stopped run's bar stays where it stopped
     emit_warnings(caught)  # after the bar is closed: each on a line of its own
     if result.finished:
         plots = f"; figures in {result.run_dir / PLOTS}" if drawn else ""
