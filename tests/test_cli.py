@@ -203,8 +203,6 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     assert any(re.fullmatch(r"ratio squares \+ mobility \+ frontier / squares alone, alphabeta:4 self-play: "
                             r"\d\.\d\dx.* \(target 0.5x: not judged at --quick's sizes\)", line) for line in lines)
     assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .* \d+\.\d\d s$", line) for line in lines)
-    if (ROOT.parent / "shared" / "ffo" / "ffo-1-79.csv").is_file():  # solved as published, or the row says WRONG
-        assert any(re.match(r"endgame FFO #1-#19 +\d+\.\d{3} s .* M nodes/s$", line) for line in lines)
     # The loop's cost: a whole seed2021 run (20 generations when quick) against its games and the start-up.
     assert any(re.match(r"seed2021: whole run +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"seed2021: 640 games, one batch +\d+\.\d{3} s ", line) for line in lines)
