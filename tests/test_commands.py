@@ -205,7 +205,7 @@ def test_compare_writes_one_figure(runner: CliRunner, tmp_path: Path, run_dir: P
     assert result.stdout.strip() == str(tmp_path / "compare.png") and (tmp_path / "compare.png").is_file()
 
 
-def test_compare_smooths_every_run_alike_and_says_what_each_curve_is_against(tmp_path: Path) -> None:
+def test_compare_says_each_curve_s_window_and_what_it_is_against(tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 
     import ga.analysis.plots as plots
@@ -226,10 +226,11 @@ def test_compare_smooths_every_run_alike_and_says_what_each_curve_is_against(tmp
         patch.setattr(plots, "_image", keep)
         plots.compare_figure([fixed, coevolving], "png")
     (axes,) = drawn[0].axes
-    assert axes.get_title() == "Rolling win rate (mean of 1 generation) with pooled 95% Wilson bands"
+    assert axes.get_title() == ("Rolling win rate with pooled 95% Wilson bands:\neach curve a rolling mean over a "
+                                "twentieth of its run, as its label says")
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
-    assert labels == ["synthetic (fixed), vs fixed opponents",
-                      "synthetic (coevolving), vs fixed opponents and the population"]
+    assert labels == ["synthetic (fixed), vs fixed opponents, mean of 1 gen",
+                      "synthetic (coevolving), vs fixed opponents and the population, mean of 1 gen"]
     assert any("not one yardstick" in text.get_text() and "0.5 is expected" in text.get_text()
                for text in axes.texts)
 

@@ -355,9 +355,41 @@ def test_the_figures_draw_the_summarys_numbers(reference: Path) -> None:
                    .rolling(1, min_periods=1).mean() for s in study.seeds]
         for generation in range(3):
             mean, half = mean_interval([r[generation] for r in rolling])
-            assert (curve["mean"][generation], curve["high"][generation]) == pytest.approx((mean, mean + half))
+            assert (curve["mean"][generation], curve["high"][generation]) == pytest.approx((mean, min(1, mean + half)))
     (line,) = [c for c in grid_figure(study, table, summary, "selection.tournament_size").axes[0].containers]
     assert list(line.lines[0].get_xdata()) == [2.0, 4.0]
+
+
+def test_the_study_figures_fit_their_titles_keep_bands_and_legends_off_the_data_and_a_rate_grid_is_logarithmic(
+        reference: Path, tmp_path: Path) -> None:
+    # measures.png's and grid.png's titles were clipped, t bands ran below 0 and above 1, and grid.png put
+    # 0.01, 0.03 and 0.1 on a linear axis.
+    from test_plots import assert_legends_outside_the_data, assert_texts_fit
+
+    study = load_study(reference / "study.toml")
+    table = run_table(study, reference)
+    summary = summary_frame(study, table)
+    curves = config_curves(study, reference)
+    for curve in curves.values():
+        assert curve["low"].min() >= 0 and curve["high"].max() <= 1
+    figure = curves_figure(study, curves)
+    assert figure.axes[0].get_ylim() == (-0.02, 1.02)
+    assert_legends_outside_the_data(figure, "curves")
+    for name, drawn in (("curves", figure), ("measures", measures_figure(study, table, summary)),
+                        ("grid", grid_figure(study, table, summary, "selection.tournament_size"))):
+        assert_texts_fit(drawn, name)
+    grid = grid_figure(study, table, summary, "selection.tournament_size")
+    assert grid.axes[0].get_xscale() == "linear" and list(grid.axes[0].get_xticks()) == [2, 4]
+    text = STUDY.format(study="").replace("selection.tournament_size = [2, 4]",
+                                          "mutation.gene_probability = [0.01, 0.03, 0.1]")
+    rates = load_study(write_study(tmp_path, text=text))
+    labels = [config.label for config in rates.configs]
+    made = pd.DataFrame([{"kind": "mean", "measure": measure, "config": label, "mean": 0.5, "low": 0.4, "high": 0.6}
+                         for measure in ("league", "random") for label in labels])
+    grid = grid_figure(rates, pd.DataFrame(), made, "mutation.gene_probability")
+    assert_texts_fit(grid, "grid")
+    assert grid.axes[0].get_xscale() == "log"
+    assert [label.get_text() for label in grid.axes[0].get_xticklabels()] == ["0.01", "0.03", "0.1"]
 
 
 def test_curve_band_by_hand() -> None:
