@@ -99,9 +99,9 @@ def test_games_alternate_colours(monkeypatch: pytest.MonkeyPatch) -> None:
     plans = []
     play_here = ga.analysis.evaluation.play_here
 
-    def recording(batch, workers):  # type: ignore[no-untyped-def]
+    def recording(batch, workers, *pieces):  # type: ignore[no-untyped-def]
         plans.append(batch.plan)
-        return play_here(batch, workers)
+        return play_here(batch, workers, *pieces)
 
     monkeypatch.setattr(ga.analysis.evaluation, "play_here", recording)
     evaluate_player("nhand:1", ["random", "nmost:1"], 1001, seed=3, workers=3)
@@ -327,3 +327,96 @@ def test_a_bare_table_name_is_its_one_ply_player() -> None:
     (named,) = evaluate_player("lr06", ["heuristic"], 40, seed=2)
     (spelled,) = evaluate_player("wpc:1@lr06", ["wpc:1@heuristic"], 40, seed=2)
     assert (named.wins, named.draws, named.losses) == (spelled.wins, spelled.draws, spelled.losses)
+
+
+class Heard(ga.analysis.evaluation.EvaluationProgress):
+    """Records what an evaluation tells as it plays."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, object]] = []
+        self.games = 0
+
+    def start(self, rows, games):  # type: ignore[no-untyped-def]
+        self.events.append(("start", (list(rows), games)))
+
+    def played(self, games):  # type: ignore[no-untyped-def]
+        self.games += games
+        self.events.append(("played", self.games))
+
+    def row(self, summary):  # type: ignore[no-untyped-def]
+        self.events.append(("row", (summary.opponent, self.games)))
+
+
+@pytest.mark.parametrize("protocol", ["plain", "ladder", "eu"])
+def test_an_evaluation_tells_its_games_as_they_are_played_and_each_row_when_complete(protocol: str) -> None:
+    # A 16,000-game ladder sat silent until its last game.
+    opponents = {"plain": ["random", "nhand:1"], "ladder": ["wpc:1@heuristic"], "eu": []}[protocol]
+    games = {"plain": 1000, "ladder": 300, "eu": 500}[protocol]
+    heard, records = Heard(), []
+    summaries = evaluate_player("wpc:1@lr06", opponents, games, seed=4, workers=2, protocol=protocol,
+                                depths=(1, 2) if protocol == "ladder" else (), progress=heard, records=records)
+    assert summaries == evaluate_player("wpc:1@lr06", opponents, games, seed=4, workers=1, protocol=protocol,
+                                        depths=(1, 2) if protocol == "ladder" else ())  # in pieces or not
+    kind, (rows, total) = heard.events[0]
+    per_row = games * (2 if protocol == "eu" else 1)
+    assert kind == "start" and rows == [s.opponent for s in summaries] and total == 2 * per_row * len(rows)
+    assert heard.games == total and len(records) == per_row * len(rows)
+    told = [value for kind, value in heard.events if kind == "row"]
+    # Each row the moment its games are played and recorded (twice its games: played, then replayed), not later.
+    assert told == [(row, 2 * per_row * (k + 1)) for k, row in enumerate(rows)]
+    steps = [value for kind, value in heard.events if kind == "played"]
+    assert len(steps) > 2 * len(rows) or per_row <= ga.analysis.evaluation._LEAST_PIECE  # in pieces
+
+
+def test_evaluate_prints_each_row_before_the_next_opponent_s_games(monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import ga.games.executor
+    from ga.cli import main
+
+    printed_before: list[str] = []
+    play_batch = ga.games.executor.play_batch
+
+    def watching(batch, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if int(batch.plan.opponent[0]) == 1 and not printed_before:  # the second opponent's first games
+            printed_before.append(capsys.readouterr().out)
+        return play_batch(batch, *args, **kwargs)
+
+    monkeypatch.setattr(ga.games.executor, "play_batch", watching)
+    assert main(["evaluate", "lr06", "--vs", "random", "--vs", "nhand:1", "--games", "600", "--workers", "1"]) == 0
+    (before,) = printed_before
+    assert before.splitlines()[-1].startswith("random ") and "nhand:1" not in before
+    assert capsys.readouterr().out.splitlines()[-1].startswith("nhand:1 ")
+
+
+def test_evaluate_draws_a_bar_of_its_games_on_a_terminal_and_none_elsewhere() -> None:
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-m", "ga.cli", "evaluate", "lr06", "--vs", "random", "--games", "3000"]
+    environment = {**os.environ, "PYTHONPATH": str(root)}
+    piped = subprocess.run(command, capture_output=True, text=True, cwd=root, env=environment, timeout=60)
+    assert piped.returncode == 0 and piped.stderr == ""  # a log or a pipe gets the table alone
+    main, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal of 100 columns
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=terminal, text=True, cwd=root, env=environment)
+    os.close(terminal)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the terminal closed: the process has ended
+            break
+        if not chunk:
+            break
+        screen += chunk
+    out, _ = process.communicate(timeout=60)
+    os.close(main)
+    assert process.returncode == 0
+    assert out == piped.stdout  # the table, whole, on standard output alone
+    assert b"games, " in screen and b"/3,000 games" in screen and b"%|" in screen

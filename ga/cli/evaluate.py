@@ -7,14 +7,16 @@ import csv
 import io
 import math
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from engine import build_player
 from ga.analysis.evaluation import (
-    LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+    LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, EvaluationProgress, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
 )
 from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, warn
@@ -96,19 +98,19 @@ def evaluate(
             games_output = stack.enter_context(Output(games_path, force=force, stdout_use="give --save-games a file"))
         _warn_about_training(run_dir, played, protocol)
         records: list[GameRecord] | None = None if games_output is None else []
-        summaries = evaluate_player(
-            evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
-            protocol=protocol, depths=chosen_depths, end=end, records=records, label=label,
-        )
-        if games_output is not None and records is not None:
-            games_output.write("".join(record.to_text() + "\n" for record in records))
-        if protocol == "ladder":
-            label = ladder_label(label)
-        click.echo(f"player    {label}")
+        shown = ladder_label(label) if protocol == "ladder" else label
+        click.echo(f"player    {shown}")
         ladder_depths = f", depths {', '.join(map(str, chosen_depths or LADDER_DEPTHS))}" if protocol == "ladder" else ""
         click.echo(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else "")
                    + ladder_depths + (f", end {end}" if end else ""))
-        click.echo(_format_table(summaries))
+        with _Rows() as rows:  # the table's rows as they complete, under a bar on a terminal
+            summaries = evaluate_player(
+                evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
+                protocol=protocol, depths=chosen_depths, end=end, records=records, label=label, progress=rows,
+            )
+        label = shown
+        if games_output is not None and records is not None:
+            games_output.write("".join(record.to_text() + "\n" for record in records))
         if csv_output is not None:
             csv_output.write((_CSV_HEADER if csv_output.is_stdout else "") + _csv_rows(summaries, label, protocol,
                                                                                       eps, seed))
@@ -166,23 +168,50 @@ def parse_depths(text: str) -> list[int]:
     return values
 
 
-def _format_table(summaries: Sequence[MatchSummary]) -> str:
-    """Returns one aligned row per opponent: counts, score with Wilson interval, Elo with interval."""
-    width = max(len("opponent"), *(len(summary.opponent) for summary in summaries))
-    header = (
-        f"{'opponent':<{width}}  {'games':>7} {'wins':>7} {'draws':>6} {'losses':>7}  "
-        f"{'score':>5}  {'95% interval':<14}  {'Elo':>5}  95% interval"
-    )
-    lines = [header]
-    for summary in summaries:
+class _Rows(EvaluationProgress):
+    """The results table, printed as the evaluation plays: its header when the games start, each row the moment
+    its opponent's games are all played (a 16-cell ladder takes minutes), and, when standard error is a
+    terminal, a bar of the games played (as ``evolve`` draws one)."""
+
+    def __init__(self) -> None:
+        self.width = 0
+        self.bar: Any = None
+
+    def __enter__(self) -> _Rows:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def start(self, rows: Sequence[str], games: int) -> None:
+        self.width = max(len("opponent"), *(len(row) for row in rows))
+        click.echo(f"{'opponent':<{self.width}}  {'games':>7} {'wins':>7} {'draws':>6} {'losses':>7}  "
+                   f"{'score':>5}  {'95% interval':<14}  {'Elo':>5}  95% interval")
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=games, unit=" games", file=sys.stderr, dynamic_ncols=True, leave=False,
+                            bar_format="{percentage:3.0f}%|{bar}| {n:,}/{total:,} games, {elapsed}, about "
+                                       "{remaining} left")
+
+    def played(self, games: int) -> None:
+        if self.bar is not None:
+            self.bar.update(games)
+
+    def row(self, summary: MatchSummary) -> None:
         low, high = summary.interval
         elo_low, elo_high = summary.elo_interval
-        lines.append(
-            f"{summary.opponent:<{width}}  {summary.games:>7} {summary.wins:>7} {summary.draws:>6} "
-            f"{summary.losses:>7}  {summary.score:.3f}  [{low:.3f}, {high:.3f}]  "
-            f"{_elo(summary.elo):>5}  [{_elo(elo_low)}, {_elo(elo_high)}]"
-        )
-    return "\n".join(lines)
+        line = (f"{summary.opponent:<{self.width}}  {summary.games:>7} {summary.wins:>7} {summary.draws:>6} "
+                f"{summary.losses:>7}  {summary.score:.3f}  [{low:.3f}, {high:.3f}]  "
+                f"{_elo(summary.elo):>5}  [{_elo(elo_low)}, {_elo(elo_high)}]")
+        if self.bar is None:
+            click.echo(line)
+            return
+        self.bar.clear()  # the row on a line of its own, the bar drawn again under it
+        click.echo(line)
+        self.bar.refresh()
 
 
 def _elo(value: float) -> str:
