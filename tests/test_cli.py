@@ -466,3 +466,20 @@ def test_no_address_space_limit_starts_the_command_line(monkeypatch: pytest.Monk
     assert ga.launch.address_space_problem() is None
     monkeypatch.setattr(resource, "getrlimit", lambda _: (ga.launch.MIN_ADDRESS_SPACE - 1, resource.RLIM_INFINITY))
     assert "ulimit -v allows 383 MiB" in str(ga.launch.address_space_problem())
+
+
+def test_play_a_run_directory_searches_as_deep_as_the_run_trained() -> None:
+    # play RUN_DIR played the engine evaluation 1 ply deep, where the run trained at depths 1-4.
+    from engine.board import square_name
+    from ga.games.seeds import derive_seed
+    from ga.weights import load_evaluation
+
+    run = ROOT / "results" / "reference" / "engine"
+    result = CliRunner().invoke(cli, ["play", str(run), "--white", "--seed", "5"], input="quit\n")
+    assert result.exit_code == 0, result.output
+    spec = f"alphabeta:4@{run / 'best_evaluation.json'},end=8"
+    assert result.output.startswith(f"You play white against {spec} (seed 5).")
+    first = build_player(spec, load_weights=load_evaluation).choose(Board(), derive_seed(5, 0))
+    assert f"The computer plays {square_name(first)}." in result.output
+    table = CliRunner().invoke(cli, ["play", str(ROOT / "results" / "reference" / "strong")], input="quit\n")
+    assert f"against wpc:1@{ROOT / 'results' / 'reference' / 'strong' / 'best_weights.csv'} " in table.output

@@ -420,3 +420,32 @@ def test_evaluate_draws_a_bar_of_its_games_on_a_terminal_and_none_elsewhere() ->
     assert process.returncode == 0
     assert out == piped.stdout  # the table, whole, on standard output alone
     assert b"games, " in screen and b"/3,000 games" in screen and b"%|" in screen
+
+
+def test_a_bare_table_opponent_plays_as_the_evaluated_player_and_a_mismatch_is_named(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `evaluate RUN_DIR --vs paip` played the run's alphabeta:1,end=8 player against a 1-ply paip without the
+    # endgame, and said nothing.
+    from ga.analysis.evaluation import like_for_like
+    from ga.cli import main
+
+    run = Path(__file__).resolve().parent.parent / "results" / "reference" / "engine"
+    evaluated = f"alphabeta:1@{run / 'best_evaluation.json'},end=8"
+    assert like_for_like(evaluated, ["paip", "heuristic", "random", "alphabeta:1@paip,end=8"]) == (
+        ["alphabeta:1@paip,end=8", "alphabeta:1@heuristic,end=8", "random", "alphabeta:1@paip,end=8"], [])
+    played, (warning,) = like_for_like(evaluated, ["wpc:1@paip"])
+    assert played == ["wpc:1@paip"] and warning == (
+        "opponent 'wpc:1@paip' looks 1 ply ahead and solves no endgame, the evaluated player looks 1 ply ahead and "
+        "solves the last 8 empty squares: the score is not like for like (--vs alphabeta:1@paip,end=8 plays it "
+        "alike, as a bare --vs paip does)")
+    assert like_for_like(np.zeros(64), ["paip"]) == (["paip"], [])  # a table plays 1 ply, as a bare name does
+    assert main(["evaluate", str(run), "--vs", "paip", "--vs", "wpc:1@paip", "--games", "40", "--eps", "0.1",
+                 "--seed", "2", "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    rows = out.splitlines()[3:]
+    expected = evaluate_player(evaluated, ["alphabeta:1@paip,end=8", "wpc:1@paip"], 40, eps=0.1, seed=2)
+    for line, summary in zip(rows, expected):
+        assert line.split()[:6] == [summary.opponent, "40", str(summary.wins), str(summary.draws),
+                                    str(summary.losses), f"{summary.score:.3f}"]
+    assert rows[0].startswith("alphabeta:1@paip,eps=0.1,end=8 ")
+    assert err == f"othello-ga: warning: {warning}\n"

@@ -57,6 +57,7 @@ __all__ = [
     "PROTOCOLS",
     "evaluate_player",
     "ladder",
+    "like_for_like",
     "protocol_opponents",
     "record_games",
     "trained_on_random_tables",
@@ -271,6 +272,43 @@ def _play_rows(batch: Batch, labels: Sequence[str], workers: int, progress: Eval
 
     play_here(batch, workers, cuts, played)
     return summaries
+
+
+def like_for_like(player_spec: PlayerSource, opponents: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Returns the opponents of a plain evaluation played like for like, and a warning for each that is not.
+
+    A bare table name (``paip``, ``heuristic``) plays as the evaluated player
+    plays: its kind, depth and exact endgame (``end``): against a run's
+    ``alphabeta:1,end=8`` player, ``paip`` is ``alphabeta:1@paip,end=8``, not
+    a 1-ply ``paip`` that never solves the endgame. An opponent given as a whole spec is played as
+    written; if it plays a table at another depth or endgame than the
+    evaluated player, the warning says so and how to play it alike.
+
+    >>> like_for_like("alphabeta:2@lr06,end=8", ["paip", "random"])
+    (['alphabeta:2@paip,end=8', 'random'], [])
+    """
+    if not isinstance(player_spec, str):
+        return list(opponents), []  # a table: played as wpc:1, as a bare name is
+    evaluated = parse_spec(player_spec)
+    played, warnings = [], []
+    for text in opponents:
+        spec = parse_spec(text)
+        alike = dataclasses.replace(spec, kind=evaluated.kind, depth=evaluated.depth, end=evaluated.end)
+        if spec.table is not None and not any(mark in text for mark in ":,@"):
+            played.append(str(alike))
+            continue
+        played.append(text)
+        if spec.table is not None and (spec.depth, spec.end) != (evaluated.depth, evaluated.end):
+            warnings.append(f"opponent {text!r} {_searches(spec)}, the evaluated player {_searches(evaluated)}: "
+                            f"the score is not like for like (--vs {alike} plays it alike, as a bare "
+                            f"--vs {spec.table} does)")
+    return played, warnings
+
+
+def _searches(spec: PlayerSpec) -> str:
+    """Says how deep a player searches and how much of the endgame it solves, in words."""
+    solving = f"solves the last {spec.end} empty squares" if spec.end else "solves no endgame"
+    return f"looks {spec.depth} pl{'y' if spec.depth == 1 else 'ies'} ahead and {solving}"
 
 
 def check_evaluation(player_spec: PlayerSource, opponents: Sequence[str], *, eps: float | None = None,

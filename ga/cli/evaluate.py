@@ -16,7 +16,7 @@ import click
 
 from engine import build_player
 from ga.analysis.evaluation import (
-    LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, EvaluationProgress, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+    LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, EvaluationProgress, check_evaluation, evaluate_player, like_for_like, protocol_opponents, trained_on_random_tables, training_overlap,
 )
 from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, warn
@@ -79,6 +79,9 @@ def evaluate(
     if run_dir is not None and protocol in ("league", "eu", "ladder"):
         evaluated = label = run_player(run_dir, one_ply=True)  # the protocol sets the player; the run its table
     played = protocol_opponents(protocol, opponents)
+    cautions: list[str] = []
+    if protocol == "plain":  # a bare table name plays as the evaluated player plays; other mismatches are named
+        played, cautions = like_for_like(evaluated, played)
     # Every player is built now, its weights file read: a bad one ends the command before any warning or game.
     for spec in ([evaluated] if isinstance(evaluated, str) else []) + list(played):
         build_player(spec, load_weights=load_evaluation)
@@ -97,6 +100,8 @@ def evaluate(
         if games_path is not None:
             games_output = stack.enter_context(Output(games_path, force=force, stdout_use="give --save-games a file"))
         _warn_about_training(run_dir, played, protocol)
+        for caution in cautions:
+            warn(caution)
         records: list[GameRecord] | None = None if games_output is None else []
         shown = ladder_label(label) if protocol == "ladder" else label
         click.echo(f"player    {shown}")
