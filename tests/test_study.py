@@ -477,3 +477,24 @@ def test_the_command_lines_options_take_effect(reference: Path, tmp_path: Path,
     assert main(["study", str(path), "--out", str(tmp_path / "dask"), "--dask", "local:2", "--quiet"]) == 0
     assert study_state(tmp_path / "dask") == study_state(reference)
     assert {int((run / ".lock").read_text()) for run in (tmp_path / "dask" / "runs").iterdir()} == {os.getpid()}
+
+
+def test_a_rank_test_that_cannot_reach_significance_with_so_few_runs_says_so(reference: Path) -> None:
+    # Two or three seeds gave Wilcoxon p = 1.000 with no word that no difference could give less than 0.25.
+    from scipy import stats
+
+    from ga.analysis.comparison import smallest_p
+    from ga.study.summary import summary_markdown
+
+    for n in range(1, 9):  # all differences of one sign: the most extreme outcome, as scipy computes it exactly
+        assert smallest_p(True, n, n) == pytest.approx(stats.wilcoxon(np.arange(1.0, n + 1)).pvalue)
+    for m, n in ((2, 3), (3, 3), (4, 4)):
+        far = stats.mannwhitneyu(np.arange(m), np.arange(m, m + n) + 10, alternative="two-sided", method="exact")
+        assert smallest_p(False, m, n) == pytest.approx(far.pvalue)
+    study = load_study(reference / "study.toml")
+    table = run_table(study, reference)
+    text = summary_markdown(study, table, summary_frame(study, table))
+    assert ("Too few runs to test: with 2 pairs the Wilcoxon signed-rank test's smallest p is 0.500. It cannot reach "
+            "0.05 however large the difference") in text
+    six = pd.concat([table.assign(seed=table["seed"] + 10 * k) for k in range(3)], ignore_index=True)
+    assert "Too few runs" not in summary_markdown(study, six, summary_frame(study, six))

@@ -23,22 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ga.files import duration_text
+
 if TYPE_CHECKING:  # ga.evolution.stages is imported when a run starts: the command line starts without it
     from ga.evolution.stages import StagePlan
 
-__all__ = ["Estimate", "Progress", "duration"]
+__all__ = ["Estimate", "Progress"]
 
 #: Seconds between redraws of the bar while a stage plays without reporting (a tournament is one batch).
 REDRAW_SECONDS = 1.0
-
-
-def duration(seconds: float) -> str:
-    """Returns a duration as people read it: 8.2 s, 3m 05s, 1h 02m 10s."""
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
 class Estimate:
@@ -235,8 +228,11 @@ class Progress:
                 self.bar.close()
                 self.bar = None
         total = self.clock() - self.started
-        stages = ", ".join(f"{kind} {duration(seconds)}" for kind, seconds in self.times.items())
-        return f"{duration(total)} ({stages}), {self.games:,} games" if stages else duration(total)
+        parts = [f"{kind} {duration_text(seconds)}" for kind, seconds in self.times.items()]
+        rest = total - sum(self.times.values())
+        if parts and rest >= max(0.05, 0.05 * total):  # a short run's time is mostly its start and its figures
+            parts.append(f"the rest {duration_text(rest)}: start, files and figures")
+        return f"{duration_text(total)} ({', '.join(parts)}), {self.games:,} games" if parts else duration_text(total)
 
     def _draw(self) -> None:
         """Redraws the bar: the stage and its steps, the share of the job's estimated time done, the time left

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ga.cli.errors import EXIT_INTERRUPTED, Command
-from ga.cli.progress import duration
+from ga.files import duration_text
 
 __all__ = ["study"]
 
@@ -96,4 +96,4 @@ class _Bar:
         import time
 
         self.bar.close()
-        return duration(time.perf_counter() - self.started)
+        return duration_text(time.perf_counter() - self.started)

@@ -146,13 +146,14 @@ def run_player(run_dir: Path, which: str = "best", *, one_ply: bool = False, dee
     return str(dataclasses.replace(spec, table=str(table), phase_move=phase))
 
 
-def resolve_player(text: str, *, deepest: bool = False) -> tuple[str | npt.NDArray[np.float64], str, Path | None]:
+def resolve_player(text: str, *, deepest: bool = False,
+                   argument: str = "WEIGHTS_OR_SPEC") -> tuple[str | npt.NDArray[np.float64], str, Path | None]:
     """Returns ``(player, label, run_dir)`` for a table or a player spec (``evaluate``'s WEIGHTS_OR_SPEC).
 
     ``player`` is a weights array (a run directory's best table, a weights file,
     a built-in table; played as ``wpc:1``) or a player spec; ``run_dir`` is set
     when the table comes from a run, whose player it is (:func:`run_player`;
-    ``deepest`` as there).
+    ``deepest`` as there). An error names the command's ``argument``.
 
     :raises ValueError: (or a subclass) naming what is wrong.
     """
@@ -171,9 +172,8 @@ def resolve_player(text: str, *, deepest: bool = False) -> tuple[str | npt.NDArr
         # otherwise one that looks like a path is a weights file.
         if is_path(text) and "@" not in text and re.split(r"[:,]", text, maxsplit=1)[0] not in KINDS:
             load_weights(path)  # raises "weights file '...' does not exist" (or names what else it is)
-        raise ValueError(
-            f"{error}; WEIGHTS_OR_SPEC may also be a weights file, a run directory "
-            f"or a built-in table ({builtin_names()})"
-        ) from None
+        # The built-in tables once: a spec's own error may have listed them already.
+        tables = "a built-in table" if builtin_names() in str(error) else f"a built-in table ({builtin_names()})"
+        raise ValueError(f"{error}; {argument} may also be a weights file, a run directory or {tables}") from None
     return text, str(spec), None
 
