@@ -442,7 +442,7 @@ def evolve(
     ``dask`` (a scheduler address, ``local`` or ``local:N``) evaluates fitness on a Dask cluster.
     ``stop``: the request to stop the run heeds (see :func:`run`).
 
-    >>> result = evolve("experiments/quick.toml", out="/tmp/quick-run")  # doctest: +SKIP
+    >>> result = evolve("experiments/quick.toml", out="results/quick-run")  # doctest: +SKIP
     >>> result.logbook_frame()[["generation", "win_rate"]].tail()  # doctest: +SKIP
     """
     if not isinstance(config, Config):
