@@ -1478,8 +1478,10 @@ def test_show_reports_the_progress_the_csv_records_when_the_manifest_lags(finish
     rows = pd.read_csv(run_dir / "generations.csv")
     shown = show_rows(run_dir)
     assert shown["generations"] == f"{len(rows)} of 2 done"
-    assert shown["games"] == f"played {int(rows['games'].sum()):,}"
-    assert shown["wall"] == f"time {rows['generation_s'].sum():.1f} s"
+    assert shown["games"] == f"played {int(rows['games'].sum()):,} (the GA's generations)"
+    from ga.files import duration_text
+
+    assert shown["wall"] == f"time {duration_text(rows['generation_s'].sum())}"
 
 
 def test_a_resumed_runs_wall_time_leaves_out_the_time_it_stood_still(tmp_path: Path) -> None:

@@ -312,8 +312,8 @@ def test_resume_refuses_what_is_not_a_resumable_run(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
     (run_dir / "checkpoint.json").unlink()
-    with pytest.raises(RunDirError, match="checkpoint"):
-        resume(run_dir)
+    with pytest.raises(RunDirError, match="kept without its checkpoint.json"):
+        resume(run_dir, generations=3)  # (a finished one without it is finished: resume(run_dir) does nothing)
 
 
 def test_resume_refuses_a_run_whose_csv_lost_rows(tmp_path: Path) -> None:
