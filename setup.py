@@ -24,7 +24,7 @@ extensions = [
         include_dirs=["engine"],
         extra_compile_args=compile_args + extra_args.get(name, []),
     )
-    for name in ("_bitboard", "_stability", "_features", "_patterns", "_endgame", "_players")
+    for name in ("_bitboard", "_stability", "_features", "_patterns", "_learning", "_endgame", "_players")
 ]
 
 setup(

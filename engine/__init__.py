@@ -6,15 +6,16 @@
 """
 
 from engine import _bitboard
+from engine._endgame import Interrupted, in_engine_work, stop_work
 from engine._players import Player, play_game, play_match, record_game
 from engine.board import BLACK, PASS, SQUARE_NAMES, WHITE, Board, parse_square, square_name
 from engine.players import PlayerSpec, build_player, parse_spec
 from engine.tables import TABLES
 
 __all__ = [
-    "BLACK", "PASS", "SQUARE_NAMES", "TABLES", "WHITE", "Board", "Player", "PlayerSpec",
+    "BLACK", "PASS", "SQUARE_NAMES", "TABLES", "WHITE", "Board", "Interrupted", "Player", "PlayerSpec",
     "build_player", "parse_spec", "parse_square", "perft", "play_game", "play_match",
-    "record_game", "square_name",
+    "in_engine_work", "record_game", "square_name", "stop_work",
 ]
 
 

@@ -20,6 +20,8 @@ cdef struct Solver:
     EndEntry* table     # the transposition table, ``mask + 1`` slots (a power of two); NULL for none
     uint64_t mask
     uint64_t nodes      # positions visited, passes included
+    uint64_t checked    # ``nodes`` when the search last asked whether to stop (engine_stop)
+    bint stopped        # the search was stopped (Ctrl-C): its values are void
 
 # Returns the final disc difference of a finished game for the side to move, empty squares to the winner.
 cdef int final_score(uint64_t P, uint64_t O) noexcept nogil
@@ -31,3 +33,14 @@ cdef int solve_window(Solver* s, uint64_t P, uint64_t O, int alpha, int beta) no
 cdef int solve_best_moves(Solver* s, uint64_t P, uint64_t O, uint64_t moves, uint64_t* best) noexcept nogil
 # Returns a transposition table of 2**bits slots (NULL when out of memory), for Solver.table; free() it.
 cdef EndEntry* new_table(int bits) noexcept nogil
+
+# Says whether engine work must end now (Ctrl-C, SIGTERM): a signal's handler raised, or asked the engine to
+# stop (stop_work). ``work`` is what the caller did since it last asked (moves played, positions searched); on
+# the main thread the signal handlers run, with the GIL, once 2**16 of it has accumulated.
+cdef bint engine_stop(uint64_t work) noexcept nogil
+# Called by each Python entry point before its engine work, with the GIL: on the main thread, work starts
+# unstopped (a stop applies to the work in progress when it is asked for).
+cdef int work_begins() except -1
+# Called by each Python entry point after its engine work, with the GIL: raises what stopped it, if anything
+# did (the handler's KeyboardInterrupt on the main thread, Interrupted elsewhere or when only asked to stop).
+cdef int work_ends() except -1

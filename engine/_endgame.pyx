@@ -19,6 +19,9 @@
 Every function returns a fail-soft value: exact inside its window, a bound on
 the same side outside it. docs/search.md has what each technique bought.
 """
+import threading
+
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
@@ -36,6 +39,13 @@ DEF MAX_MOVES = 40
 DEF SHALLOW = 7
 # Enhanced transposition cut-offs from this many empty squares up.
 DEF ETC_EMPTIES = 12
+# A search asks whether to stop (engine_stop) once it has visited this many positions since it last asked:
+# a few milliseconds of search, so Ctrl-C ends a long solve at once, at the cost of a subtraction a node.
+DEF CHECK_NODES = 16384
+# The main thread runs the signal handlers (with the GIL, about a microsecond) once this much work has
+# accumulated: moves and positions, each a fraction of a microsecond, so the handlers run every few
+# milliseconds of play and their cost is lost in it.
+DEF CHECK_WORK = 65536
 
 # LAST_FLIPS[k][b]: twice the discs flipped along a line of 8 by a move on its k-th square, where
 # byte b holds the mover's discs and every other square is the opponent's (the last empty square).
@@ -51,6 +61,116 @@ cdef int QUADRANT_OF[64]
 cdef uint64_t PARITY_SQUARES[16]
 # The stability cut-off is tried where alpha is at least this (a bound that low rarely proves anything).
 cdef int STABILITY_FLOOR[65]
+
+
+# --- stopping: Ctrl-C and SIGTERM while the engine works -------------------------------------------------
+#
+# The engine works without the GIL, where Python cannot run a signal's handler. So the main thread runs
+# them itself now and then (engine_stop), and the handler's verdict reaches every thread through one
+# flag: a handler that raised (KeyboardInterrupt) has its exception raised by the entry point when the work
+# has unwound, and a handler that only asks the engine to stop (stop_work: a run's first Ctrl-C) makes it
+# raise Interrupted. Work stopped so has no result: a game stops between two moves, a search returns at once.
+
+class Interrupted(KeyboardInterrupt):
+    """Engine work stopped before its end because a signal's handler asked it to (a run's Ctrl-C or SIGTERM).
+
+    Its results are void: no game or value of the stopped work is returned.
+    """
+
+
+cdef extern from *:
+    """
+    static int othello_ga_stop_flag = 0;
+    static inline int othello_ga_stopping(void) { return __atomic_load_n(&othello_ga_stop_flag, __ATOMIC_RELAXED); }
+    static inline void othello_ga_set_stop(int value) { __atomic_store_n(&othello_ga_stop_flag, value, __ATOMIC_RELAXED); }
+    """
+    bint othello_ga_stopping() noexcept nogil
+    void othello_ga_set_stop(int value) noexcept nogil
+
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef unsigned long pthread_t
+    pthread_t pthread_self()
+    int pthread_equal(pthread_t, pthread_t)
+
+
+# Python's thread identifier is the pthread_t of the thread (Linux, macOS): only this one runs handlers.
+cdef pthread_t MAIN_THREAD = <pthread_t>threading.main_thread().ident
+cdef uint64_t main_work = 0  # work since the main thread last ran its handlers (only the main thread touches it)
+cdef object pending = None  # what a handler raised in engine_stop, for the entry point to raise
+cdef bint handling = False  # the engine runs the signal handlers now (they may ask it to stop: stop_work)
+
+
+cdef void run_handlers() noexcept with gil:
+    global pending, handling
+    handling = True
+    try:
+        PyErr_CheckSignals()
+    except BaseException as error:  # KeyboardInterrupt, or whatever a handler raised: raised by the entry point
+        pending = error
+        othello_ga_set_stop(1)
+    finally:
+        handling = False
+
+
+def in_engine_work():
+    """Returns whether a signal handler running now was called from within the engine's work (which it may stop
+    with :func:`stop_work`), rather than between two pieces of it."""
+    return handling
+
+
+cdef inline bint on_main_thread() noexcept nogil:
+    return pthread_equal(pthread_self(), MAIN_THREAD) != 0
+
+
+cdef bint engine_stop(uint64_t work) noexcept nogil:
+    global main_work
+    if othello_ga_stopping():
+        return True
+    if not on_main_thread():
+        return False
+    main_work += work
+    if main_work < CHECK_WORK:
+        return False
+    main_work = 0
+    run_handlers()
+    return othello_ga_stopping()
+
+
+cdef int work_begins() except -1:
+    global pending, main_work
+    if on_main_thread():
+        othello_ga_set_stop(0)
+        pending = None
+        main_work = 0
+    return 0
+
+
+cdef int work_ends() except -1:
+    global pending
+    if not othello_ga_stopping():
+        return 0
+    error = None
+    if on_main_thread():
+        error, pending = pending, None
+    # The flag stays set: the other threads of the same work stop too (the next work clears it).
+    raise error if error is not None else Interrupted("the engine's work was stopped by a request to stop")
+
+
+def stop_work():
+    """Asks the engine's work in progress, on every thread, to stop: each entry point then raises
+    :class:`Interrupted` (a signal's handler calls this when it wants the work to end, not only the program)."""
+    othello_ga_set_stop(1)
+
+
+cdef inline bint solver_stops(Solver* s) noexcept nogil:
+    """Says whether a search must return at once: stopped, or told to now (asked every CHECK_NODES positions)."""
+    if s.stopped:
+        return True
+    if s.nodes - s.checked >= CHECK_NODES:
+        s.stopped = engine_stop(s.nodes - s.checked)
+        s.checked = s.nodes
+    return s.stopped
 
 
 cdef void init_tables() noexcept:
@@ -436,6 +556,8 @@ cdef int nws_deep(Solver* s, uint64_t P, uint64_t O, int alpha, int n, int parit
     cdef int count, i, value, best = -INF, best_square = NO_MOVE, hint = NO_MOVE, bound
     cdef EndEntry* entry
     s.nodes += 1
+    if solver_stops(s):
+        return alpha  # void: the search was stopped
     if alpha >= STABILITY_FLOOR[n]:
         bound = 64 - 2 * bit_count(stable_discs(O, P))
         if bound <= alpha:
@@ -526,6 +648,8 @@ cdef int pvs(Solver* s, uint64_t P, uint64_t O, int alpha, int beta, int n, int 
     if n <= SHALLOW or beta - alpha <= 1:
         return pvs_shallow(s, P, O, alpha, beta, n, parity) if n <= SHALLOW else nws(s, P, O, alpha, n, parity)
     s.nodes += 1
+    if solver_stops(s):
+        return alpha  # void: the search was stopped
     if s.table != NULL:
         entry = find(s, P, O)
         if entry != NULL:
@@ -636,6 +760,8 @@ cdef class Endgame:
         self.table_bits = table_bits
         self.s.mask = 0
         self.s.nodes = 0
+        self.s.checked = 0
+        self.s.stopped = False
         self.s.table = NULL
         self.used = 0
         if table_bits > 0:
@@ -660,12 +786,15 @@ cdef class Endgame:
             self.s.mask = ((<uint64_t>1) << bits) - 1
             self.used = self.s.mask + 1
         self.s.nodes = 0
+        self.s.checked = 0
+        self.s.stopped = False
 
     def solve(self, uint64_t player, uint64_t opponent):
         """Returns ``(value, best_moves_mask, nodes)`` of the side-relative position."""
         _check(player, opponent)
         cdef uint64_t legal, best = 0
         cdef int value
+        work_begins()
         with nogil:
             self.reset(player, opponent)
             legal = get_moves(player, opponent)
@@ -673,15 +802,18 @@ cdef class Endgame:
                 value = solve_best_moves(&self.s, player, opponent, legal, &best)
             else:
                 value = solve_window(&self.s, player, opponent, -INF, INF)
+        work_ends()
         return value, best, self.s.nodes
 
     def value(self, uint64_t player, uint64_t opponent, int alpha=-INF, int beta=INF):
         """Returns ``(value, nodes)``: :func:`solve_window`'s fail-soft value in the window (alpha, beta)."""
         _check(player, opponent)
         cdef int value
+        work_begins()
         with nogil:
             self.reset(player, opponent)
             value = solve_window(&self.s, player, opponent, alpha, beta)
+        work_ends()
         return value, self.s.nodes
 
     def move_values(self, uint64_t player, uint64_t opponent):
@@ -690,6 +822,7 @@ cdef class Endgame:
         cdef uint64_t legal = get_moves(player, opponent), flips, bit
         cdef int square, value
         values = {}
+        work_begins()
         self.reset(player, opponent)
         while legal:
             square = first_bit(legal)
@@ -698,6 +831,7 @@ cdef class Endgame:
             flips = get_flips(square, player, opponent)
             with nogil:
                 value = -solve_window(&self.s, opponent ^ flips, player ^ flips ^ bit, -INF, INF)
+            work_ends()
             values[square] = value
         return values, self.s.nodes
 

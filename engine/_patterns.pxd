@@ -166,10 +166,27 @@ cdef inline int64_t child_sum(const PatternNet* net, const Children* children, i
     return children.base - gain if children.negated else children.base + gain
 
 
-cdef class PatternTables:
-    cdef PatternNet net       # what the players read; its arrays are the ones below
-    cdef int32_t* entries
+cdef class PatternLayout:
+    cdef PatternNet net       # the structure: every field but entries and scale (NULL and 0)
     cdef uint32_t* offsets
     cdef uint64_t* masks
     cdef Update* updates
+    cdef int32_t* members     # [n_groups]: the copies merged into each group
+    cdef int64_t* map_start   # [n_groups]: where a group's contributions start in map_index
+    cdef int32_t* map_index   # per group, per index of the group, per member: its weight's place (phase 0)
+    cdef int64_t* step_start  # [n_groups]: where a group's members' phase steps start in map_step
+    cdef int32_t* map_step    # per group member: how far its tuple's table for the next phase lies
+    cdef readonly int n_weights      # the weights of a network of this layout (engine/patterns.py's vector())
+    cdef readonly object shape       # what it was made from, for messages and pickling
+
+    # Fills ``entries`` (n_phases * stride int32) and ``scale`` from a network's weights (its vector()): each
+    # group's table summed from its copies' entries, quantised with one scale. Returns -1 (entries zeroed)
+    # for weights whose sums are not finite.
+    cdef int fill(self, const double* weights, int32_t* entries, double* scale) noexcept nogil
+
+
+cdef class PatternTables:
+    cdef PatternNet net       # what the players read: the layout's structure, and the entries below
+    cdef int32_t* entries
+    cdef readonly PatternLayout layout
     cdef readonly object description  # the network it was compiled from (engine/patterns.py), for pickling

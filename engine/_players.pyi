@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine._patterns import PatternTables
+from engine._patterns import PatternLayout, PatternTables
 
 KINDS: dict[str, int]
 ENUM_CODES: dict[str, int]
@@ -46,6 +46,7 @@ class SharedPlan:
         opponents: Sequence[Player | None], individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike,
         seeds: npt.ArrayLike, colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None,
         end: int = 0, features: Sequence[str] = (), networks: Sequence[PatternTables | None] | None = None,
+        layout: PatternLayout | None = None,
     ) -> None: ...
     def play(self, most: int = -1) -> int: ...
 
@@ -54,6 +55,7 @@ def play_plan(
     individual: npt.ArrayLike, opponent: npt.ArrayLike, member: npt.ArrayLike, seeds: npt.ArrayLike,
     colours: npt.ArrayLike, depths: npt.ArrayLike | None = None, first: Player | None = None, end: int = 0,
     features: Sequence[str] = (), networks: Sequence[PatternTables | None] | None = None,
+    layout: PatternLayout | None = None,
 ) -> npt.NDArray[np.int32]: ...
 
 FINISHED_GAME_SCALE: float

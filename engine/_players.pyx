@@ -17,7 +17,7 @@ from libc.stdint cimport int64_t, uint64_t, int32_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from engine._endgame cimport EndEntry, Solver, new_table, solve_best_moves
+from engine._endgame cimport EndEntry, Solver, engine_stop, new_table, solve_best_moves, work_begins, work_ends
 from engine._features cimport (
     CORNER_C, CORNER_X, FRONTIER, MOBILITY, N_FEATURES, PARITY, STABILITY, feature_sum, feature_value,
 )
@@ -26,7 +26,7 @@ from engine._bitboard cimport (
     mixed_pair_on_rank, rank_sums_difference, rank_sums_total,
 )
 from engine._patterns cimport (
-    MAX_GROUPS, PatternNet, PATTERN_PASS, Children, PatternFrame, PatternTables, child_sum, children_of, frame_after, frame_from_board,
+    MAX_GROUPS, PatternLayout, PatternNet, PATTERN_PASS, Children, PatternFrame, PatternTables, child_sum, children_of, frame_after, frame_from_board,
     frame_sum,
 )
 
@@ -46,6 +46,11 @@ DEF TIE_TOLERANCE = 1e-9
 # when every player's table had 2**16 slots (callgrind).
 DEF ENDGAME_TABLE_FROM = 7
 DEF ENDGAME_TABLE_BITS = 20
+# The work a game counts for itself before it asks whether to stop (engine_stop): moves and positions searched.
+# A game of table players asks once at most; one that searches asks every few milliseconds.
+DEF GAME_CHECK_WORK = 4096
+# The work a loop of games counts for a game it has played (about its moves), asking after each.
+DEF GAME_WORK = 64
 
 # The kinds come from engine/kinds.py, the one table of them (its codes are PlayerKind's values).
 #: The PlayerKind enum's values by kind name, for the test that keeps engine/kinds.py and the enum equal.
@@ -798,6 +803,10 @@ cdef int choose_by_kind(const PlayerC* pc, Frame* frame, uint64_t P, uint64_t O,
             ties += 1
             if rng_below(rng, ties) == 0:
                 choice = square
+    if choice == PASS:
+        # Every score was NaN (an evaluation whose terms overflow to inf - inf), which no comparison takes:
+        # the first move, never a pass while a move is legal (the game would never end).
+        choice = first_bit(moves)
     return choice
 
 
@@ -818,6 +827,7 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
     cdef uint64_t P = START_BLACK, O = START_WHITE, flips, bit, moves
     cdef int square, side = 0, plies = 0
     cdef const PlayerC* mover
+    cdef uint64_t work = 0, before
     rng.state = seed
     for t in range(2):
         # A deep search remembers its positions for the whole game: a value depends only on the
@@ -842,8 +852,17 @@ cdef int play_game_c(const PlayerC* black, const PlayerC* white, uint64_t seed,
             if mover.kind == KIND_RANDOM:  # the commonest opponent: no call
                 square = nth_bit(moves, rng_below(&rng, bit_count(moves)))
             else:
+                before = searched
                 square = choose_move(mover, P, O, moves, side, &rng, &searched, tables[side], masks[side],
                                      &solvers[side])
+                # The positions searched, or for a look-ahead that counts none about the positions it saw.
+                work += 1 + searched - before
+                if mover.kind != KIND_ALPHABETA and mover.depth > 1:
+                    work += (<uint64_t>1) << min(3 * (mover.depth - 1), 30)
+                if work >= GAME_CHECK_WORK:
+                    if engine_stop(work):
+                        break  # stopped (Ctrl-C): the game is void
+                    work = 0
         if record != NULL:
             record[plies] = square
         plies += 1
@@ -877,6 +896,8 @@ cdef void init_solver(Solver* solver, int end) noexcept nogil:
     solver.mask = 0
     solver.table = NULL
     cdef int bits = min(end + 2, ENDGAME_TABLE_BITS)
+    solver.checked = 0
+    solver.stopped = False
     if end > ENDGAME_TABLE_FROM:
         solver.table = new_table(bits)
         if solver.table != NULL:
@@ -1131,8 +1152,10 @@ cdef class Player:
         rng.state = seed
         P, O = _side_relative(board)
         init_solver(&solver, self.c.end)
+        work_begins()
         square = choose_move(self.c, P, O, get_moves(P, O), board.turn, &rng, &nodes, NULL, 0, &solver)
         free(solver.table)
+        work_ends()
         return square
 
 
@@ -1165,8 +1188,10 @@ def _side_relative(board):
 def play_game(Player black, Player white, uint64_t seed):
     """Plays one game in C and returns black's discs minus white's."""
     cdef int diff
+    work_begins()
     with nogil:
         diff = play_game_c(black.c, white.c, seed, NULL, NULL, NULL)
+    work_ends()
     return diff
 
 
@@ -1174,8 +1199,10 @@ def record_game(Player black, Player white, uint64_t seed):
     """Returns the moves of ``play_game(black, white, seed)`` (64 = forced pass)."""
     cdef int record[MAX_PLIES]
     cdef int n_record = 0
+    work_begins()
     with nogil:
         play_game_c(black.c, white.c, seed, record, &n_record, NULL)
+    work_ends()
     return [record[i] for i in range(n_record)]
 
 
@@ -1203,12 +1230,16 @@ def search_match(Player first, Player second, seeds, colours=None):
     cdef uint8_t[::1] colour_view = colour_array
     result = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] diffs = result
+    work_begins()
     with nogil:
         for i in range(n):
             if colour_view[i] == 0:
                 diffs[i] = play_game_c(first.c, second.c, seed_view[i], NULL, NULL, &searched)
             else:
                 diffs[i] = -play_game_c(second.c, first.c, seed_view[i], NULL, NULL, &searched)
+            if engine_stop(GAME_WORK):
+                break
+    work_ends()  # raises if stopped (Ctrl-C): no result of a stopped match
     return result, searched
 
 
@@ -1216,6 +1247,9 @@ cdef extern from *:
     """
     static inline Py_ssize_t othello_ga_take(Py_ssize_t* counter) {
         return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    static inline void othello_ga_close(Py_ssize_t* counter, Py_ssize_t n) {
+        __atomic_store_n(counter, n, __ATOMIC_RELAXED);
     }
     static inline int othello_ga_is_built(const int* state) {
         return __atomic_load_n(state, __ATOMIC_ACQUIRE) == 2;
@@ -1230,6 +1264,8 @@ cdef extern from *:
     """
     # Hands out the next game index: each thread playing a SharedPlan takes one at a time.
     Py_ssize_t othello_ga_take(Py_ssize_t* counter) noexcept nogil
+    # Hands out no more: every later take is past the end.
+    void othello_ga_close(Py_ssize_t* counter, Py_ssize_t n) noexcept nogil
     # A player slot's state: 0 not built, 1 being built by the thread that claimed it, 2 built.
     bint othello_ga_is_built(const int* state) noexcept nogil
     bint othello_ga_claim(int* state) noexcept nogil
@@ -1247,7 +1283,10 @@ cdef class SharedPlan:
     the same depth. With ``first`` (a Player) every game is played by it
     instead of a table's player (``individual`` is then unused, and the
     tables are only members). ``networks`` (one per table, a compiled pattern
-    network or None) adds a network to a table's players. The players are built once, in C. Each call of
+    network or None) adds a network to a table's players; with ``layout`` (a
+    network structure's, engine.patterns.layout) each row ends in a network's
+    weights, whose tables are summed once per row, in C, the first time a game
+    needs it. The players are built once, in C. Each call of
     :meth:`play` takes the next unplayed game until none is left, with the GIL
     released, so threads share the games with no batch boundaries to balance;
     ``result`` holds the disc differences in plan order.
@@ -1276,6 +1315,10 @@ cdef class SharedPlan:
     cdef object first_player  # and the first player's
     cdef object network_list  # and the table rows' pattern networks
     cdef const PatternNet** networks  # per table row: its pattern network, NULL for none (or NULL: none at all)
+    cdef PatternLayout layout  # with rows that end in a network's weights: the networks' layout (else None)
+    cdef PatternNet* row_nets  # per table row: its network, built from the row on first use
+    cdef int32_t* row_entries  # their tables, one after another
+    cdef int* row_built        # each row network's state (othello_ga_claim)
     cdef const double[::1] square_values
     cdef readonly object result
 
@@ -1286,6 +1329,9 @@ cdef class SharedPlan:
         self.slot = NULL
         self.first_c = NULL
         self.networks = NULL
+        self.row_nets = NULL
+        self.row_entries = NULL
+        self.row_built = NULL
 
     def __dealloc__(self):
         free(self.players)
@@ -1293,10 +1339,13 @@ cdef class SharedPlan:
         free(self.opponent_c)
         free(self.slot)
         free(self.networks)
+        free(self.row_nets)
+        free(self.row_entries)
+        free(self.row_built)
 
     def __init__(self, str kind, int depth, double eps, int phase_move, tables, opponents,
                  individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0,
-                 features=(), networks=None):
+                 features=(), networks=None, PatternLayout layout=None):
         if kind not in WEIGHTED_KINDS:
             raise ValueError(f"play_plan needs a weighted player kind, got {kind!r}")
         _check_settings(kind, depth, eps, phase_move, end)
@@ -1308,8 +1357,13 @@ cdef class SharedPlan:
         if table_array.ndim != 2:
             raise ValueError(f"tables must be a 2-D array, one row of weights per table; got {table_array.ndim} dimensions")
         cdef const double[:, ::1] weights = np.ascontiguousarray(table_array)
-        if weights.shape[1] not in (width, 2 * width):
-            raise ValueError(f"tables must have {width} or {2 * width} columns, got {weights.shape[1]}")
+        cdef int network_weights = layout.n_weights if layout is not None else 0
+        if weights.shape[1] - network_weights not in (width, 2 * width):
+            raise ValueError(f"tables must have {width} or {2 * width} columns"
+                             f"{f' and the {network_weights} of a network' if network_weights else ''}, "
+                             f"got {weights.shape[1]}")
+        if layout is not None and networks is not None:
+            raise ValueError("networks come from the rows (layout) or as compiled networks, not both")
         if not np.all(np.isfinite(np.asarray(weights))):
             raise ValueError("tables must be finite numbers (found NaN or inf)")
         self.square_values = ORDER_TABLE
@@ -1377,9 +1431,18 @@ cdef class SharedPlan:
             raise ValueError("member indices must index the rows of tables")
         self.result = np.empty(n_games, dtype=np.int32)
         self.diffs = self.result
+        work_begins()  # new work: a stop asked for before it does not apply (every thread's play heeds later ones)
         self.n_games = n_games
         self.next_game = 0
-        self.code, self.n_weights, self.eps, self.phase_move = KINDS[kind], weights.shape[1] // width, eps, phase_move
+        self.code, self.n_weights, self.eps, self.phase_move = (KINDS[kind], (weights.shape[1] - network_weights) // width,
+                                                                eps, phase_move)
+        self.layout = layout
+        if layout is not None:
+            self.row_nets = <PatternNet*>malloc(max(n_tables, 1) * sizeof(PatternNet))
+            self.row_entries = <int32_t*>malloc(max(n_tables * layout.entries_per_network, 1) * sizeof(int32_t))
+            self.row_built = <int*>calloc(max(n_tables, 1), sizeof(int))
+            if self.row_nets == NULL or self.row_entries == NULL or self.row_built == NULL:
+                raise MemoryError()
         self.end = end
         self.weights = weights
         cdef Py_ssize_t n_used = 0
@@ -1403,6 +1466,10 @@ cdef class SharedPlan:
         if self.players == NULL or self.built == NULL:
             raise MemoryError()
 
+    def abandon(self):
+        """Hands out no more games: each thread playing the plan returns after its current game."""
+        othello_ga_close(&self.next_game, self.n_games)
+
     cdef const PlayerC* player(self, Py_ssize_t key) noexcept nogil:
         """Returns the player of slot key (table row * n_depths + depth), built on first use."""
         cdef int32_t at = self.slot[key]
@@ -1414,14 +1481,41 @@ cdef class SharedPlan:
                             self.n_features)
                 if self.networks != NULL and self.networks[key // self.n_depths] != NULL:
                     add_patterns(pc, self.networks[key // self.n_depths], &self.square_values[0])
+                elif self.layout is not None:
+                    add_patterns(pc, self.row_network(key // self.n_depths), &self.square_values[0])
                 othello_ga_set_built(&self.built[at])
             else:
                 while not othello_ga_is_built(&self.built[at]):  # another thread is building it (microseconds)
                     pass
         return pc
 
+    cdef const PatternNet* row_network(self, Py_ssize_t row) noexcept nogil:
+        """Returns the network of table row ``row`` (its weights after the squares and features), built on first
+        use: its tables are summed and quantised once however many players (depths) the row has."""
+        cdef PatternNet* net = &self.row_nets[row]
+        cdef Py_ssize_t size = self.layout.net.n_phases * self.layout.net.stride
+        cdef double scale = 1.0
+        if not othello_ga_is_built(&self.row_built[row]):
+            if othello_ga_claim(&self.row_built[row]):
+                net[0] = self.layout.net
+                net.entries = &self.row_entries[row * size]
+                # Non-finite rows were refused above, so the sums are finite.
+                self.layout.fill(&self.weights[row, self.weights.shape[1] - self.layout.n_weights],
+                                 &self.row_entries[row * size], &scale)
+                net.scale = scale
+                othello_ga_set_built(&self.row_built[row])
+            else:
+                while not othello_ga_is_built(&self.row_built[row]):  # another thread is building it
+                    pass
+        return net
+
     def play(self, Py_ssize_t most=-1):
-        """Plays games until none is left, or ``most`` of them if ``most >= 0``; returns how many this call played."""
+        """Plays games until none is left, or ``most`` of them if ``most >= 0``; returns how many this call played.
+
+        Ctrl-C stops it within milliseconds, even inside a long game or solve: it raises KeyboardInterrupt (or
+        :class:`~engine._endgame.Interrupted`, when a handler asked the engine to stop, also before this call
+        but after the plan was made), on every thread that plays the plan, and the plan's results are void.
+        """
         cdef Py_ssize_t i, played = 0
         cdef const PlayerC* rival
         cdef const PlayerC* me
@@ -1441,19 +1535,22 @@ cdef class SharedPlan:
                 else:
                     self.diffs[i] = -play_game_c(rival, me, self.seed_view[i], NULL, NULL, NULL)
                 played += 1
+                if engine_stop(GAME_WORK):
+                    break
+        work_ends()  # raises if stopped (Ctrl-C): the plan's results are void
         return played
 
 
 def play_plan(str kind, int depth, double eps, int phase_move, tables, opponents,
               individual, opponent, member, seeds, colours, depths=None, Player first=None, int end=0, features=(),
-              networks=None):
+              networks=None, PatternLayout layout=None):
     """Plays many games of table-driven players in one call and returns their disc differences.
 
     The games and arguments of :class:`SharedPlan`, played in this thread.
     No Python runs during the games.
     """
     games = SharedPlan(kind, depth, eps, phase_move, tables, opponents, individual, opponent, member, seeds, colours,
-                       depths, first, end, features, networks)
+                       depths, first, end, features, networks, layout)
     games.play()
     return games.result
 

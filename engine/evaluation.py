@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.patterns import COLOURS, DIGITS, NTuple, PatternError, PatternNetwork
+from engine.tables import WEIGHT_LIMIT
 
 __all__ = ["DOCUMENT_FORMAT", "EVALUATIONS", "FEATURES", "Evaluation", "FeatureError"]
 
@@ -69,6 +70,20 @@ class Evaluation:
                                f"{len(self.features) * self.n_tables} feature weights, got {len(self.feature_weights)}")
         if not all(math.isfinite(w) for w in (*self.squares, *self.feature_weights)):
             raise FeatureError("an evaluation's weights must be finite numbers (found NaN or inf)")
+        # Bounded as a table's squares are: beyond, a position's value can overflow (mobility 1.7e308 and
+        # frontier -1.7e308 made it NaN) and a finished game no longer outweighs every position's score.
+        for index, weight in enumerate(self.feature_weights):
+            if abs(weight) > WEIGHT_LIMIT:
+                name = self.features[index % len(self.features)]
+                raise FeatureError(f"weight {weight:g} of feature {name!r} is beyond +-{WEIGHT_LIMIT:g}, the range in "
+                                   "which a finished game outweighs any position's score; scale the evaluation down "
+                                   "(only the ratios of the weights matter)")
+        for index, weight in enumerate(self.squares):
+            if abs(weight) > WEIGHT_LIMIT:
+                square = "abcdefgh"[index % 64 % 8] + str(index % 64 // 8 + 1)
+                raise FeatureError(f"weight {weight:g} at {square} is beyond +-{WEIGHT_LIMIT:g}, the range in which a "
+                                   "finished game outweighs any position's score; scale the evaluation down (only "
+                                   "the ratios of the weights matter)")
         if not 1 <= self.phase_move <= 59:
             raise FeatureError(f"phase_move must be in 1..59, got {self.phase_move}")
         if not 0 <= self.end <= 60:
@@ -140,8 +155,7 @@ class Evaluation:
         if document.get("format") != DOCUMENT_FORMAT:
             raise FeatureError(f"'format' must be {DOCUMENT_FORMAT!r}, got {document.get('format')!r}")
         version = document.get("version")
-        if isinstance(version, bool) or not isinstance(version, int) or version not in (DOCUMENT_VERSION,
-                                                                                      PATTERNS_VERSION):
+        if type(version) is not int or version not in (DOCUMENT_VERSION, PATTERNS_VERSION):  # 1.0 and true are no version
             raise FeatureError(f"'version' {version!r} is not one this tool reads "
                                f"({DOCUMENT_VERSION} or {PATTERNS_VERSION})")
         fields = {"format", "version", "layout", "squares", "features", "end", "phase_move", "source"}

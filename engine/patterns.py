@@ -31,18 +31,20 @@ from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from engine._patterns import GROUP_LIMIT, MAX_SQUARES, PatternTables
+from engine._patterns import GROUP_LIMIT, MAX_SQUARES, PatternLayout, PatternTables
 from engine.tables import WEIGHT_LIMIT
 
 __all__ = ["COLOURS", "DIGITS", "MAX_SQUARES", "TUPLE_SETS", "VALUE_LIMIT", "NTuple", "PatternError", "PatternNetwork",
-           "compiled", "symmetric_copies", "tuple_set"]
+           "compiled", "layout", "layout_of_shape", "network_reach", "network_shape", "symmetric_copies", "tuple_set"]
 
 #: The colour conventions of a network (see the module's docstring).
 COLOURS = ("invert", "negate")
@@ -154,8 +156,7 @@ class PatternNetwork:
         for number, ntuple in enumerate(self.tuples):
             if ntuple.weights.shape[0] != len(phases):
                 raise PatternError(f"tuple {number + 1} has {ntuple.weights.shape[0]} tables for {len(phases)} phases")
-        largest = max(sum(len(t.copies) * float(np.max(np.abs(t.weights[phase]))) for t in self.tuples)
-                      for phase in range(len(phases)))
+        largest = network_reach(self)
         if largest > VALUE_LIMIT:
             raise PatternError(f"the network's values reach {largest:.4g}, beyond +-{VALUE_LIMIT:g}, the range in "
                                "which a finished game outweighs any value; scale its weights down")
@@ -199,8 +200,13 @@ class PatternNetwork:
 
     @cached_property
     def _compiled(self) -> PatternTables:
-        masks, tables = _groups(self)
-        return PatternTables(masks, tables, [self.phase_of(e) for e in range(61)], self.colours == "negate", self)
+        return PatternTables(layout(self), self.vector(), self)
+
+
+def network_reach(network: PatternNetwork) -> float:
+    """Returns the largest magnitude a network's value can reach: per phase, each copy at its table's largest."""
+    return max(sum(len(t.copies) * float(np.max(np.abs(t.weights[phase]))) for t in network.tuples)
+               for phase in range(len(network.phases)))
 
 
 def compiled(network: PatternNetwork) -> PatternTables:
@@ -233,38 +239,60 @@ def _line_containing(squares: frozenset[int]) -> tuple[int, ...] | None:
     return None
 
 
-def _groups(network: PatternNetwork) -> tuple[list[int], npt.NDArray[np.float64]]:
-    """Returns the groups of a network (each a bitboard of its squares) and their merged tables, per phase.
+def network_shape(network: PatternNetwork) -> tuple[Any, ...]:
+    """Returns what a network's layout depends on: its tuples' copies, its phases and its colours (not its weights)."""
+    return tuple(ntuple.copies for ntuple in network.tuples), network.phases, network.colours
 
-    A copy on a line joins the line's group; any other joins the group of its
-    own squares. A group's table holds, for each content of its squares (the
-    index of engine/_patterns.pxd), the sum of its copies' entries.
-    """
+
+@functools.lru_cache(maxsize=64)
+def _layout(shape: tuple[Any, ...]) -> PatternLayout:
+    copies_of, phases, colours = shape
     groups: dict[tuple[int, ...], list[tuple[int, tuple[int, ...]]]] = {}
-    for number, ntuple in enumerate(network.tuples):
-        for copy in ntuple.copies:
+    for number, copies in enumerate(copies_of):
+        for copy in copies:
             squares = frozenset(copy)
             line = _line_containing(squares)
             key = line if line is not None else tuple(sorted(squares))
             groups.setdefault(key, []).append((number, copy))
     if len(groups) > GROUP_LIMIT:
-        raise PatternError(f"the network's copies make {len(groups)} groups of squares; the engine takes at "
-                           f"most {GROUP_LIMIT}")
-    n_phases = len(network.phases)
-    blocks = []
+        raise PatternError(f"the network's copies make {len(groups)} groups of squares; the engine takes at most "
+                           f"{GROUP_LIMIT}")
+    # Each tuple's weights in the vector: its first phase's table, then the next phase's (3**n apart).
+    sizes = [len(copies[0]) for copies in copies_of]
+    bases = np.cumsum([0] + [3 ** n * len(phases) for n in sizes])
+    contributions, steps = [], []
     for key, members in groups.items():
         size = len(key)
-        places = 3 ** np.arange(size)
-        digits = (np.arange(3 ** size)[:, None] // places) % 3  # digits[i, j]: square key[j]'s digit in index i
-        merged = np.zeros((n_phases, 3 ** size))
+        digits = (np.arange(3 ** size)[:, None] // 3 ** np.arange(size)) % 3  # digits[i, j]: key[j]'s digit in index i
         position = {square: j for j, square in enumerate(key)}
+        columns = []
         for number, copy in members:
             n = len(copy)
             index = digits[:, [position[square] for square in copy]] @ (3 ** np.arange(n - 1, -1, -1))
-            merged += network.tuples[number].weights[:, index]
-        blocks.append(merged)
+            columns.append(bases[number] + index)
+        contributions.append(np.stack(columns, axis=1))
+        steps.append([3 ** sizes[number] for number, _ in members])
     masks = [sum(1 << square for square in key) for key in groups]
-    return masks, np.concatenate(blocks, axis=1)
+    phase_of = [max(k for k, start in enumerate(phases) if empties <= start) for empties in range(61)]
+    return PatternLayout(masks, contributions, steps, phase_of, len(phases), colours == "negate", int(bases[-1]),
+                         shape)
+
+
+def layout_of_shape(shape: tuple[Any, ...]) -> PatternLayout:
+    """Returns the layout of a network shape (:func:`network_shape`), made once per shape."""
+    return _layout(shape)
+
+
+def layout(network: PatternNetwork) -> PatternLayout:
+    """Returns the engine's layout of a network's structure (its groups), made once per structure.
+
+    A copy on a line joins the line's group; any other joins the group of its
+    own squares. A group's table holds, for each content of its squares (the
+    index of engine/_patterns.pxd), the sum of its copies' entries: a
+    population of networks of one structure shares one layout, and each
+    network's tables are summed from its weights in C.
+    """
+    return _layout(network_shape(network))
 
 
 # --- named tuple sets --------------------------------------------------------

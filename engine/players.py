@@ -32,6 +32,8 @@ from engine.evaluation import EVALUATIONS, Evaluation
 from engine.patterns import compiled
 from engine.tables import TABLES
 
+#: The move from which a two-phase table plays its second half when the spec gives no ``phase``.
+DEFAULT_PHASE_MOVE = 40
 #: Every built-in name a spec's table may take: the 64-weight tables and the evaluations with features.
 BUILTIN_NAMES: tuple[str, ...] = (*TABLES, *EVALUATIONS)
 
@@ -47,7 +49,7 @@ class PlayerSpec:
     depth: int = 1
     table: str | None = None
     eps: float = 0.0
-    phase_move: int = 40
+    phase_move: int | None = None  # None: not given (a table switches at move 40, an evaluation at its own)
     end: int = 0
 
     @property
@@ -63,7 +65,7 @@ class PlayerSpec:
             text += f"@{self.table}"
         if self.eps:
             text += f",eps={self.eps:g}"
-        if self.phase_move != 40:
+        if self.phase_move is not None:
             text += f",phase={self.phase_move}"
         if self.end:
             text += f",end={self.end}"
@@ -125,7 +127,7 @@ def _parse(text: str) -> PlayerSpec:
                 f"unknown weights table {table!r} in spec {text!r}{_did_you_mean(table, BUILTIN_NAMES)}; "
                 f"built-in tables: {', '.join(BUILTIN_NAMES)} (or give a file path)"
             )
-    eps, phase_move, end = 0.0, 40, 0
+    eps, phase_move, end = 0.0, None, 0
     given: set[str] = set()
     for option in filter(None, match["options"].split(",")):
         key, sep, value = option.partition("=")
@@ -145,7 +147,7 @@ def _parse(text: str) -> PlayerSpec:
         elif key == "phase":
             if not _is_decimal(value.strip()) or not 1 <= int(value) <= 59:
                 raise ValueError(f"phase {value!r} in spec {text!r} must be a move number in 1..59")
-            phase_move = int(value)
+            phase_move = int(value)  # 40 too: given, it overrides an evaluation's own switch move
         else:
             if not _is_decimal(value.strip()) or not 0 <= int(value) <= 60:
                 raise ValueError(f"end {value!r} in spec {text!r} must be a number of empty squares in 0..60")
@@ -257,8 +259,9 @@ def build_player(
     if spec.kind not in TABLE_KINDS:
         weights = None
     if isinstance(weights, Evaluation):
-        phase_move = spec.phase_move if spec.phase_move != 40 else weights.phase_move
+        phase_move = spec.phase_move if spec.phase_move is not None else weights.phase_move
         network = compiled(weights.patterns) if weights.patterns is not None else None
         return Player(spec.kind, spec.depth, weights.vector(), spec.eps, phase_move, spec.end, weights.features,
                       network)
-    return Player(spec.kind, spec.depth, weights, spec.eps, spec.phase_move, spec.end)
+    return Player(spec.kind, spec.depth, weights, spec.eps, DEFAULT_PHASE_MOVE if spec.phase_move is None
+                  else spec.phase_move, spec.end)

@@ -1,10 +1,13 @@
-"""C and Python that compute an evaluation with features from two bitboards, as the export writes them.
+"""C and Python that compute an evaluation with features and a pattern network from two bitboards, as the
+export writes them.
 
 The generated code is self-contained (C99 with standard headers; Python
 with no imports) and computes exactly the engine's features
-(engine/_features.pxd); tests/test_export_evaluations.py compiles the C and
-runs the Python against the engine's values. ga.weights chooses the format
-and the numbers' text; this module writes the code around them.
+(engine/_features.pxd) and the network's sum over its tuples' copies
+(engine/patterns.py); tests/test_export_evaluations.py and
+tests/test_patterns.py compile the C and run the Python against the
+engine's values. ga.weights chooses the format and the numbers' text; this
+module writes the code around them.
 """
 
 from __future__ import annotations
@@ -14,11 +17,18 @@ import textwrap
 from collections.abc import Sequence
 
 from engine.evaluation import Evaluation
+from engine.patterns import PatternNetwork
 
-__all__ = ["FEATURE_MEANINGS", "PHASE_NAMES", "SQUARES", "format_c_evaluation", "format_python_evaluation",
-           "phase_comment", "value_sentence"]
+__all__ = ["FEATURE_MEANINGS", "PHASE_NAMES", "SQUARES", "c_comment_text", "format_c_evaluation",
+           "format_python_evaluation", "phase_comment", "value_sentence"]
 
 SQUARES = 64
+
+
+def c_comment_text(text: str) -> str:
+    """Returns text (a source's path, a description) safe inside a C block comment: ``*/`` would end it, and ``/*``
+    inside it is an error under ``gcc -Wall -Werror`` ("/*" within comment)."""
+    return text.replace("/*", "/ *").replace("*/", "* /")
 PHASE_NAMES = ("before the switch move", "after the switch move")
 
 # Each feature's definition, one line, said beside its weight in the code formats.
@@ -62,12 +72,30 @@ def _diagonal_masks() -> list[int]:
     return masks
 
 
+def _network_sentence(network: PatternNetwork) -> str:
+    """Returns what a network adds to an evaluation's value and how it reads colours, for the code's comments."""
+    copies = sum(len(ntuple.copies) for ntuple in network.tuples)
+    text = (f"plus a pattern network of {len(network.tuples)} tuples ({copies} copies, {network.n_weights} weights): "
+            "the sum over every copy of its tuple's weight at the index its squares make")
+    if network.colours == "negate":
+        text += ("; the network is black's value, so white's is its negation: pass player_is_white = 1 when "
+                 "`player` holds white's discs")
+    if len(network.phases) > 1:
+        text += f"; its phases start at {', '.join(map(str, network.phases))} empty squares"
+    return text
+
+
 def _code_header(evaluation: Evaluation, source: str, value: str, move_parameter: str) -> list[str]:
     """Returns the comment lines that open an evaluation's C and Python: what it computes and how it is called."""
     features = ", ".join(evaluation.features) or "none"
-    lines = [f"othello-ga evaluation: square weights and the features {features}, computed by {value} below.",
+    network = evaluation.patterns
+    call = "player, opponent, move" + (", player_is_white" if network is not None and network.colours == "negate"
+                                       else "")
+    lines = [f"othello-ga evaluation: square weights and the features {features}"
+             f"{' and a pattern network' if network is not None else ''}, computed by {value} below.",
              *([f"Source: {source}"] if source else []),
-             f"{value}(player, opponent, move) returns {value_sentence(evaluation)}.",
+             f"{value}({call}) returns {value_sentence(evaluation)}"
+             f"{'; ' + _network_sentence(network) if network is not None else ''}.",
              "Bitboards: bit 0 = a1, bit 7 = h1, bit 56 = a8, bit 63 = h8; `player` is the side evaluated."]
     if evaluation.n_tables == 1:
         lines.append(f"{move_parameter} is unused (one table for the whole game): kept so that every exported "
@@ -299,12 +327,73 @@ static int ${p}_corner_c(uint64_t P, uint64_t O)
 """
 
 
+_C_NETWORK = """
+/* The pattern network's value with `own`'s discs as digit 1 and `other`'s as 2, in the phase of `empties` empty
+ * squares: per tuple, per copy, the weight at the index its squares make (base 3, the first square the most
+ * significant digit; 0 an empty square). */
+static ${type} ${p}_network(uint64_t own, uint64_t other, int empties)
+{
+    const int *square = ${p}_copy_squares;
+    const ${type} *weights = ${p}_tuple_weights;
+    ${type} value = 0;
+    int phase = 0, t, c, k;
+    while (phase + 1 < ${P}_PHASES && empties <= ${p}_phase_starts[phase + 1])
+        phase++;
+    for (t = 0; t < ${P}_TUPLES; t++) {
+        int entries = 1;
+        for (k = 0; k < ${p}_tuple_size[t]; k++)
+            entries *= 3;
+        for (c = 0; c < ${p}_tuple_copies[t]; c++) {
+            int index = 0;
+            for (k = 0; k < ${p}_tuple_size[t]; k++, square++)
+                index = 3 * index + (int)((own >> *square) & 1) + 2 * (int)((other >> *square) & 1);
+            value += weights[phase * entries + index];
+        }
+        weights += ${P}_PHASES * entries;
+    }
+    return value;
+}
+"""
+
+
+def _c_rows(cells: Sequence[str], per_line: int = 16) -> list[str]:
+    """Returns the cells of a C array, ``per_line`` to a line."""
+    return ["    " + ", ".join(cells[i:i + per_line]) + "," for i in range(0, len(cells), per_line)]
+
+
+def _c_network(network: PatternNetwork, cells: Sequence[str], name: str, c_type: str) -> list[str]:
+    """Returns the C declarations of a network's layout and weights."""
+    upper = name.upper()
+    sizes = [str(ntuple.size) for ntuple in network.tuples]
+    copies = [str(len(ntuple.copies)) for ntuple in network.tuples]
+    squares = [str(square) for ntuple in network.tuples for copy in ntuple.copies for square in copy]
+    own = "black's discs (white's value is the negation)" if network.colours == "negate" else "the side evaluated"
+    return ["", f"/* The pattern network: {len(network.tuples)} tuples. A copy's squares, in order, are the base-3 "
+                "digits of the index", f" * of its tuple's weight: 0 empty, 1 a disc of {own}, 2 one of the other "
+                "side's. */",
+            f"#define {upper}_TUPLES {len(network.tuples)}", f"#define {upper}_PHASES {len(network.phases)}",
+            f"#define {upper}_NEGATE {int(network.colours == 'negate')}",
+            "/* The number of empty squares at which each phase of the network starts. */",
+            f"static const int {name}_phase_starts[{len(network.phases)}] = "
+            f"{{ {', '.join(map(str, network.phases))} }};",
+            "/* Per tuple: the squares of each copy, and its number of copies. */",
+            f"static const int {name}_tuple_size[{len(sizes)}] = {{", *_c_rows(sizes), "};",
+            f"static const int {name}_tuple_copies[{len(copies)}] = {{", *_c_rows(copies), "};",
+            "/* Every copy's squares, tuple after tuple (a1 = 0 ... h8 = 63). */",
+            f"static const int {name}_copy_squares[{len(squares)}] = {{", *_c_rows(squares), "};",
+            "/* Per tuple, its table of 3**n weights for each phase, phase after phase. */",
+            f"static const {c_type} {name}_tuple_weights[{len(cells)}] = {{", *_c_rows(cells, 8), "};"]
+
+
 def format_c_evaluation(evaluation: Evaluation, squares: Sequence[str], weights: Sequence[str], name: str,
-                         c_type: str, source: str) -> str:
-    """Returns self-contained C99 that computes the evaluation: its weights, one function per feature, the value."""
+                         c_type: str, source: str, network_cells: Sequence[str] = ()) -> str:
+    """Returns self-contained C99 that computes the evaluation: its weights, one function per feature, the value
+    (and the network of ``network_cells``, its weights' text, when it has one)."""
     value = f"{name}_value"
+    network = evaluation.patterns
+
     header = _code_header(evaluation, source, value, "move")
-    lines = ["/* " + "\n * ".join(line.replace("*/", "* /") for line in header), " * C99, standard headers only. */",
+    lines = ["/* " + "\n * ".join(c_comment_text(line) for line in header), " * C99, standard headers only. */",
              "#include <stdint.h>", ""]
     upper = name.upper()
     if evaluation.n_tables == 2:
@@ -323,17 +412,25 @@ def format_c_evaluation(evaluation: Evaluation, squares: Sequence[str], weights:
         cells = ", ".join(weights[t * count + index] for t in range(evaluation.n_tables))
         lines.append(f"static const {c_type} {name}_{feature}_weight[{evaluation.n_tables}] = {{ {cells} }};  "
                      f"/* {FEATURE_MEANINGS[feature]} */")
-    pieces = [_C_COUNT] if count else []
+    if network is not None:
+        lines += _c_network(network, network_cells, name, c_type)
+    pieces = [_C_COUNT] if count or network is not None else []
     used = set(evaluation.features)
     pieces += [piece for feature, piece in (("mobility", _C_MOBILITY), ("frontier", _C_FRONTIER),
                                             ("stability", _C_STABILITY), ("parity", _C_PARITY)) if feature in used]
     if used & {"corner_x", "corner_c"}:
         pieces.append(_C_CORNERS)
     pieces += [piece for feature, piece in (("corner_x", _C_CORNER_X), ("corner_c", _C_CORNER_C)) if feature in used]
+    if network is not None:
+        pieces.append(_C_NETWORK)
     diagonals = "\n".join(f"    0x{mask:016X}ULL," for mask in _diagonal_masks())
-    lines += [string.Template(piece).substitute(p=name, diagonals=diagonals).rstrip("\n") for piece in pieces]
-    body = [f"/* The evaluation: {value_sentence(evaluation)}. */",
-            f"static {c_type} {value}(uint64_t player, uint64_t opponent, int move)", "{"]
+    lines += [string.Template(piece).substitute(p=name, P=upper, type=c_type, diagonals=diagonals).rstrip("\n")
+              for piece in pieces]
+    negate = network is not None and network.colours == "negate"
+    body = [f"/* The evaluation: {value_sentence(evaluation)}"
+            f"{'; ' + _network_sentence(network) if network is not None else ''}. */",
+            f"static {c_type} {value}(uint64_t player, uint64_t opponent, int move"
+            f"{', int player_is_white' if negate else ''})", "{"]
     if evaluation.n_tables == 2:
         body.append(f"    const int table = move >= {upper}_PHASE_MOVE;")
     else:
@@ -347,6 +444,11 @@ def format_c_evaluation(evaluation: Evaluation, squares: Sequence[str], weights:
              "            value -= squares[square];", "    }"]
     body += [f"    value += {name}_{feature}_weight[table] * {name}_{feature}(player, opponent);"
              for feature in evaluation.features]
+    if network is not None:
+        empties = f"64 - {name}_count(player | opponent)"
+        body += [f"    value += player_is_white ? -{name}_network(opponent, player, {empties})",
+                 f"                             : {name}_network(player, opponent, {empties});"] if negate else [
+                 f"    value += {name}_network(player, opponent, {empties});"]
     body += ["    return value;", "}"]
     return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
 
@@ -519,10 +621,53 @@ def _${p}_corner_c(P, O):
 '''
 
 
+_PYTHON_NETWORK = '''
+
+def _${p}_network(own, other, empties):
+    """Returns the pattern network's value with own's discs as digit 1 and other's as 2, in the phase of
+    `empties` empty squares: per tuple, per copy, the weight at the index its squares make (base 3, the
+    first square the most significant digit; 0 an empty square)."""
+    starts = ${p}_patterns["phases"]
+    phase = 0
+    while phase + 1 < len(starts) and empties <= starts[phase + 1]:
+        phase += 1
+    value = 0
+    for ntuple in ${p}_patterns["tuples"]:
+        table = ntuple["weights"][phase]
+        for copy in ntuple["copies"]:
+            index = 0
+            for square in copy:
+                index = 3 * index + (own >> square & 1) + 2 * (other >> square & 1)
+            value += table[index]
+    return value
+'''
+
+
+def _python_network(network: PatternNetwork, cells: Sequence[str], name: str) -> list[str]:
+    """Returns the Python literal of a network: the fields of an evaluation file's ``patterns``."""
+    own = "black's discs (white's value is the negation)" if network.colours == "negate" else "the side evaluated"
+    lines = ["# The pattern network: a copy's squares, in order, are the base-3 digits of the index of its tuple's "
+             "weight:", f"# 0 empty, 1 a disc of {own}, 2 one of the other side's. 'phases': the empty squares at "
+             "which each phase starts.",
+             f"{name}_patterns = {{", f"    'colours': {network.colours!r},",
+             f"    'phases': {list(network.phases)!r},", "    'tuples': ["]
+    at = 0
+    for ntuple in network.tuples:
+        size = 3 ** ntuple.size
+        tables = [cells[at + phase * size:at + (phase + 1) * size] for phase in range(len(network.phases))]
+        at += size * len(network.phases)
+        lines.append(f"        {{'copies': {[list(copy) for copy in ntuple.copies]!r},")
+        lines.append("         'weights': [" + ", ".join("[" + ", ".join(table) + "]" for table in tables) + "]},")
+    lines += ["    ],", "}"]
+    return lines
+
+
 def format_python_evaluation(evaluation: Evaluation, squares: Sequence[str], weights: Sequence[str], name: str,
-                              source: str) -> str:
-    """Returns plain Python (ints as bitboards, no imports) that computes the evaluation."""
+                              source: str, network_cells: Sequence[str] = ()) -> str:
+    """Returns plain Python (ints as bitboards, no imports) that computes the evaluation (and the network of
+    ``network_cells``, its weights' text, when it has one)."""
     value = f"{name}_value"
+    network = evaluation.patterns
     lines = [f"# {line}" for line in _code_header(evaluation, source, value, "move")]
     lines += ["# One table per phase, each of 64 weights: index = square, a1 = 0, h1 = 7, a8 = 56, h8 = 63.",
               f"{name}_squares = ["]
@@ -541,8 +686,10 @@ def format_python_evaluation(evaluation: Evaluation, squares: Sequence[str], wei
     if evaluation.n_tables == 2:
         lines.append(f"{name}_phase_move = {evaluation.phase_move}")
     lines.append(f"{name}_end = {evaluation.end}")
+    if network is not None:
+        lines += _python_network(network, network_cells, name)
     used = set(evaluation.features)
-    pieces = [_PYTHON_COUNT] if count else []
+    pieces = [_PYTHON_COUNT] if count or network is not None else []
     pieces += [piece for feature, piece in (("mobility", _PYTHON_MOBILITY), ("frontier", _PYTHON_FRONTIER),
                                             ("stability", _PYTHON_STABILITY), ("parity", _PYTHON_PARITY))
                if feature in used]
@@ -550,11 +697,14 @@ def format_python_evaluation(evaluation: Evaluation, squares: Sequence[str], wei
         pieces.append(_PYTHON_CORNERS)
     pieces += [piece for feature, piece in (("corner_x", _PYTHON_CORNER_X), ("corner_c", _PYTHON_CORNER_C))
                if feature in used]
+    if network is not None:
+        pieces.append(_PYTHON_NETWORK)
     diagonals = "\n".join(f"    0x{mask:016X}," for mask in _diagonal_masks())
     text = "\n".join(lines) + "\n" + "".join(string.Template(piece).substitute(p=name, diagonals=diagonals)
                                              for piece in pieces)
     table = f"1 if move >= {name}_phase_move else 0" if evaluation.n_tables == 2 else "0"
-    body = ["", "", f"def {value}(player, opponent, move):",
+    negate = network is not None and network.colours == "negate"
+    body = ["", "", f"def {value}(player, opponent, move{', player_is_white' if negate else ''}):",
             '    """Returns the value of the position for the side whose discs are `player` (see the top)."""',
             f"    table = {table}",
             f"    squares = {name}_squares[table]",
@@ -562,5 +712,10 @@ def format_python_evaluation(evaluation: Evaluation, squares: Sequence[str], wei
             "             - sum(w for square, w in enumerate(squares) if opponent >> square & 1))"]
     body += [f"    value += {name}_features[{feature!r}][table] * _{name}_{feature}(player, opponent)"
              for feature in evaluation.features]
+    if network is not None:
+        empties = f"64 - _{name}_count(player | opponent)"
+        body += ["    if player_is_white:", f"        value -= _{name}_network(opponent, player, {empties})",
+                 "    else:", f"        value += _{name}_network(player, opponent, {empties})"] if negate else [
+                 f"    value += _{name}_network(player, opponent, {empties})"]
     body.append("    return value")
     return text + "\n".join(body) + "\n"

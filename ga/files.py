@@ -201,7 +201,10 @@ class Output:
       now and written into, never replaced or removed; a FIFO with no reader
       is refused rather than waited on, and so is a socket;
     - a symbolic link is never replaced: the file it points to is written (by
-      the rules above), and a link into a missing directory is refused.
+      the rules above: an existing file only with ``force``); a link that points
+      nowhere is written through only with ``force`` (its target is created),
+      and a link into a missing directory is refused;
+    - a path that ends with ``/`` names a directory, and is refused.
 
     Text written to standard output, a FIFO or a device goes out at once, so
     a command that writes a header first learns of a full device or a closed
@@ -222,11 +225,17 @@ class Output:
         if self.is_stdout:
             check_stdout(stdout_use)
             return
+        if os.fspath(path).endswith(os.sep):  # Path() drops the slash: 'new.csv/' would write new.csv
+            raise IsADirectoryError(f"cannot write '{os.fspath(path)}': it names a directory (it ends with "
+                                    f"{os.sep}); name a file")
         target = Path(path)
         link = ""
         if target.is_symlink():
             target = target.resolve(strict=False)  # written through: the link itself stays
             link = f" (the link '{path}' points there)"
+            if not os.path.lexists(target) and not force:
+                raise FileExistsError(f"'{path}' is a symbolic link to '{target}', which does not exist; pass --force "
+                                      "to create it there, or name another file")
         if not target.parent.is_dir():
             raise FileNotFoundError(f"cannot write '{target}': directory '{target.parent}' does not exist{link}")
         try:

@@ -77,6 +77,9 @@ def main() -> int:
         start_early()
     try:
         from ga.cli import main as command_line
+    except KeyboardInterrupt:  # Ctrl-C while Python loads the command line: nothing was done yet
+        sys.stderr.write("othello-ga: interrupted\n")
+        return 130
     except (MemoryError, ImportError, OSError) as error:
         message = memory_problem(error)
         if message is None:

@@ -26,10 +26,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from engine.evaluation import Evaluation
 from engine.patterns import COLOURS, MAX_SQUARES, NTuple, PatternError, PatternNetwork
 from ga.files import FileRefused, read_regular
 
-__all__ = ["MAX_PLAYER_BYTES", "NtupleFormatError", "parse_player", "player_text", "read_player"]
+__all__ = ["MAX_PLAYER_BYTES", "NtupleFormatError", "as_network", "parse_player", "player_text", "read_player"]
 
 #: The largest network file read: well above any published one (the largest, 147 KB) and a network of
 #: twenty 10-square tuples written out (25 MB).
@@ -167,3 +168,32 @@ def player_text(network: PatternNetwork) -> str:
         lines += ["", f"    {{ {' '.join(repr(float(w)) for w in table)} }}", "  }"]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def as_network(evaluation: Evaluation) -> PatternNetwork:
+    """Returns an evaluation as one network the published format holds: its pattern network, and its square
+    weights (if any is not 0) as 64 1-tuples (a square's weight for the side evaluated's disc, its negation for
+    the other side's), in every phase of the network.
+
+    :raises ValueError: for what the format cannot hold: features, two square tables, or squares beside a
+        "negate" network (the squares are each side's own, the network black's).
+    """
+    if evaluation.features:
+        raise ValueError(f"the published format holds n-tuples only; the features ({', '.join(evaluation.features)}) "
+                         "have no place in it: export the evaluation as json, c or python")
+    if evaluation.n_tables == 2:
+        raise ValueError("the published format has no switch move for two square tables: export the evaluation as "
+                         "json, c or python")
+    network = evaluation.patterns
+    tuples = list(network.tuples) if network is not None else []
+    phases = network.phases if network is not None else (60,)
+    colours = network.colours if network is not None else "invert"
+    if any(evaluation.squares):
+        if colours == "negate":
+            raise ValueError("the square weights are each side's own and the network is black's (negate): one file "
+                             "cannot hold both; export the evaluation as json, c or python")
+        tuples = [NTuple(((square,),), np.tile([0.0, weight, -weight], (len(phases), 1)))
+                  for square, weight in enumerate(evaluation.squares)] + tuples
+    if not tuples:
+        raise ValueError("the evaluation weighs nothing the published format holds")
+    return PatternNetwork(tuple(tuples), phases, colours)

@@ -31,17 +31,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.evaluation import DOCUMENT_FORMAT, DOCUMENT_VERSION, FEATURES, Evaluation, FeatureError
+from engine.evaluation import DOCUMENT_FORMAT, DOCUMENT_VERSION, FEATURES, PATTERNS_VERSION, Evaluation, FeatureError
+from engine.patterns import PatternNetwork, network_reach
 from engine.tables import WEIGHT_LIMIT
 from ga.evaluation_code import (
     PHASE_NAMES,
     SQUARES,
+    c_comment_text,
     format_c_evaluation,
     format_python_evaluation,
     phase_comment,
     value_sentence,
 )
 from ga.files import FileRefused, atomic_write, read_regular
+from ga.ntuple_format import as_network, player_text
 
 __all__ = [
     "FILE_NAMES",
@@ -50,6 +53,7 @@ __all__ = [
     "LAYOUT",
     "LAYOUT_PHASES",
     "MAX_FILE_BYTES",
+    "PLAYER_SUFFIX",
     "PHASE_NAMES",
     "WEIGHT_LIMIT",
     "range_problem",
@@ -620,7 +624,7 @@ def _format_c(cells: Sequence[str], name: str, c_type: str, source: str, phase_m
     comment = phase_comment(len(cells), phase_move)
     if source:
         comment += f". Source: {source}"
-    comment = comment.replace("*/", "* /")
+    comment = c_comment_text(comment)
     lines = [f"/* {comment}. */", f"static const {c_type} {name}[{len(cells)}] = {{"]
     for row in range(len(cells) // 8):
         label = f"rank {row % 8 + 1}"
@@ -658,6 +662,8 @@ EVALUATION_NAME = "evaluation"
 # Settings of an evaluation beside its weights, as the markdown format names them.
 _EVALUATION_SETTINGS = ("phase_move", "end")
 
+_UTF8_BOM = b"\xef\xbb\xbf"
+
 # An npy evaluation: one record per table; ``from_move`` is the move from which the record's table applies.
 _NPY_FIELDS = ("squares", "from_move", "end")
 def _an_evaluation(source: str) -> WeightsError:
@@ -672,17 +678,19 @@ def _tables(squares: Sequence[float]) -> list[list[float]]:
     return [list(squares[start:start + SQUARES]) for start in range(0, len(squares), SQUARES)]
 
 
-def _document(tables: Any, features: Any, end: Any, phase_move: Any = None) -> dict[str, Any]:
+def _document(tables: Any, features: Any, end: Any, phase_move: Any = None, patterns: Any = None) -> dict[str, Any]:
     """Returns the JSON document of an evaluation file with these fields, for its one check."""
     document: dict[str, Any] = {
         "format": DOCUMENT_FORMAT,
-        "version": DOCUMENT_VERSION,
+        "version": DOCUMENT_VERSION if patterns is None else PATTERNS_VERSION,
         "squares": tables,
         "features": features,
         "end": end,
     }
     if phase_move is not None:
         document["phase_move"] = phase_move
+    if patterns is not None:
+        document["patterns"] = patterns
     return document
 
 
@@ -691,7 +699,8 @@ def _evaluation_of(document: dict[str, Any], source: str) -> Evaluation:
     try:
         return Evaluation.from_document(document, source)
     except FeatureError as error:
-        raise WeightsError(source, str(error), f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)") from None
+        fix = "" if "scale the evaluation down" in str(error) else f"write the fields of {DOCUMENT_FORMAT!r} (docs/results.md)"
+        raise WeightsError(source, str(error), fix) from None
 
 
 def _markdown_blocks(text: str) -> tuple[str, dict[str, list[tuple[int, list[str]]]]]:
@@ -722,6 +731,9 @@ def _markdown_blocks(text: str) -> tuple[str, dict[str, list[tuple[int, list[str
 
 def _markdown_document(text: str, source: str) -> dict[str, Any] | None:
     """Returns the document of an evaluation written as markdown, or None if the text is a table alone."""
+    if any(line.strip() == MARKDOWN_NETWORK for line in text.splitlines()):
+        raise WeightsError(source, "holds a pattern network, which markdown shows for reading only",
+                           "read the evaluation from its json export (othello-ga export SOURCE --format json)")
     grids, blocks = _markdown_blocks(text)
     if not blocks:
         return None
@@ -817,9 +829,46 @@ def _c_document(text: str, source: str) -> dict[str, Any] | None:
                 if name.startswith(f"{prefix}_") and name.endswith("_weight")}
     upper = prefix.upper()
     phase_move = macros.get(f"{upper}_PHASE_MOVE")
+    patterns = None
+    if f"{upper}_TUPLES" in macros:
+        patterns = _c_network(arrays, macros, prefix, source, numbers)
     return _document(_tables(numbers(f"{prefix}_squares")), features,
                      _to_integer(macros[f"{upper}_END"], source, f"{upper}_END"),
-                     None if phase_move is None else _to_integer(phase_move, source, f"{upper}_PHASE_MOVE"))
+                     None if phase_move is None else _to_integer(phase_move, source, f"{upper}_PHASE_MOVE"), patterns)
+
+
+def _c_network(arrays: dict[str, str], macros: dict[str, str], prefix: str, source: str,
+               numbers: Any) -> dict[str, Any]:
+    """Returns the ``patterns`` field of an evaluation's C (ga.evaluation_code's layout of a network)."""
+    upper = prefix.upper()
+    fields = ("phase_starts", "tuple_size", "tuple_copies", "copy_squares", "tuple_weights")
+    missing = [field for field in fields if f"{prefix}_{field}" not in arrays]
+    if missing or f"{upper}_NEGATE" not in macros:
+        raise WeightsError(source, f"its pattern network lacks {prefix}_{missing[0] if missing else 'NEGATE'}",
+                           "write it with othello-ga export --format c")
+
+    def whole(field: str) -> list[int]:
+        cells = [cell.strip() for cell in arrays[f"{prefix}_{field}"].split(",")]
+        if cells and cells[-1] == "":
+            cells.pop()  # a trailing comma is legal C
+        return [_to_integer(cell, source, f"{prefix}_{field} entry {index}") for index, cell in enumerate(cells)]
+
+    phases, sizes, copies, squares = (whole(field) for field in fields[:4])
+    weights = numbers(f"{prefix}_tuple_weights")
+    if len(sizes) != len(copies) or any(not 1 <= size <= 10 for size in sizes) or any(c < 1 for c in copies) \
+            or sum(s * c for s, c in zip(sizes, copies)) != len(squares) \
+            or sum(3 ** s for s in sizes) * len(phases) != len(weights):
+        raise WeightsError(source, "its pattern network's arrays do not agree in length",
+                           "write it with othello-ga export --format c")
+    tuples, at_square, at_weight = [], 0, 0
+    for size, count in zip(sizes, copies):
+        listed = [squares[at_square + k * size:at_square + (k + 1) * size] for k in range(count)]
+        at_square += size * count
+        tables = [weights[at_weight + k * 3 ** size:at_weight + (k + 1) * 3 ** size] for k in range(len(phases))]
+        at_weight += 3 ** size * len(phases)
+        tuples.append({"copies": listed, "weights": tables})
+    negate = _to_integer(macros[f"{upper}_NEGATE"], source, f"{upper}_NEGATE")
+    return {"colours": "negate" if negate else "invert", "phases": phases, "tuples": tuples}
 
 
 def _python_document(module: ast.Module, source: str) -> dict[str, Any] | None:
@@ -844,7 +893,7 @@ def _python_document(module: ast.Module, source: str) -> dict[str, Any] | None:
     end = literal("end")
     if end is None:
         raise WeightsError(source, f"{prefix}_end is missing", f"write {prefix}_end = 0")
-    return _document(literal("squares"), literal("features"), end, literal("phase_move"))
+    return _document(literal("squares"), literal("features"), end, literal("phase_move"), literal("patterns"))
 
 
 def _evaluation_export(data: str | bytes, fmt: str, source: str) -> Evaluation | None:
@@ -854,6 +903,7 @@ def _evaluation_export(data: str | bytes, fmt: str, source: str) -> Evaluation |
     """
     if fmt == "json":
         raw = data.encode("utf-8") if isinstance(data, str) else data
+        raw = raw.removeprefix(_UTF8_BOM)  # a byte-order mark, as some editors save JSON: the same document
         return parse_evaluation(raw, source) if is_evaluation_document(raw) else None
     if fmt == "npy":
         if not isinstance(data, bytes):
@@ -878,15 +928,20 @@ def _evaluation_export(data: str | bytes, fmt: str, source: str) -> Evaluation |
 
 
 def _scaled_evaluation(evaluation: Evaluation, scale: float | None, round_: bool) -> Evaluation:
-    """Returns the evaluation with every weight, squares and features alike, scaled and rounded as a table's.
+    """Returns the evaluation with every weight, squares, features and network alike, scaled and rounded as a
+    table's.
 
     One factor for all: the largest magnitude of any weight becomes ``scale``,
     and the evaluation orders positions as before.
     """
-    numbers = _scaled(np.array(evaluation.squares + evaluation.feature_weights, dtype=np.float64), scale, round_)
-    count = len(evaluation.squares)
-    return dataclasses.replace(evaluation, squares=tuple(numbers[:count].tolist()),
-                               feature_weights=tuple(numbers[count:].tolist()))
+    network = evaluation.patterns
+    own = np.array(evaluation.squares + evaluation.feature_weights, dtype=np.float64)
+    numbers = _scaled(np.concatenate([own, network.vector()]) if network is not None else own, scale, round_)
+    count, features = len(evaluation.squares), len(evaluation.feature_weights)
+    return dataclasses.replace(
+        evaluation, squares=tuple(numbers[:count].tolist()),
+        feature_weights=tuple(numbers[count:count + features].tolist()),
+        patterns=network.with_weights(numbers[count + features:]) if network is not None else None)
 
 
 def format_evaluation(
@@ -898,20 +953,26 @@ def format_evaluation(
     name: str = EVALUATION_NAME,
     source: str | None = None,
 ) -> str:
-    """Returns an evaluation with features as text in ``fmt`` (json, markdown, c or python).
+    """Returns an evaluation with features or a pattern network as text in ``fmt`` (json, markdown, c, python
+    or player).
 
     ``json`` is the evaluation file (docs/results.md#evaluation-files);
-    ``markdown`` the square grid(s), a table of feature weights and one of the
-    settings; ``c`` and ``python`` code that computes the whole evaluation from
-    two bitboards. Each reads back with :func:`load_evaluation` (or
-    :func:`parse_evaluation`). ``scale`` and ``round_`` apply to every weight
-    with one factor (:func:`format_weights`'s rule over squares and features
-    together); ``name`` prefixes the C and Python names; ``source`` (by
-    default the evaluation's) is recorded.
+    ``markdown`` the square grid(s), a table of feature weights, one of the
+    settings, and the network's tables for reading; ``c`` and ``python`` code
+    that computes the whole evaluation from two bitboards; ``player`` the
+    published networks' format (ga/ntuple_format.py: the squares as
+    1-tuples, no features). Each but markdown with a network reads back with
+    :func:`load_evaluation` (or :func:`parse_evaluation`; a ``player`` file
+    by ga.ntuple_format.read_player, its colours given). ``scale`` and
+    ``round_`` apply to every weight with one factor (:func:`format_weights`'s
+    rule over squares, features and network together); ``name`` prefixes the
+    C and Python names; ``source`` (by default the evaluation's) is recorded.
 
     :raises ValueError: for csv (it holds squares alone), npy (binary:
         :func:`evaluation_npy_bytes`), a bad ``name`` or ``scale``.
     """
+    if fmt == "player":
+        return player_text(as_network(_scaled_evaluation(evaluation, scale, round_)))
     if fmt not in EVALUATION_FORMATS:
         features = ", ".join(evaluation.features) or "none"
         raise ValueError(f"an evaluation with features ({features}) cannot be written as {fmt}, which holds the "
@@ -923,27 +984,41 @@ def format_evaluation(
         raise ValueError(f"name must be an identifier, got {name!r}")
     scaled = _scaled_evaluation(evaluation, scale, round_)
     source = " ".join((evaluation.source if source is None else source).split())  # one line, for any comment
-    cells = [str(int(value)) if round_ else repr(float(value)) for value in scaled.squares + scaled.feature_weights]
+
+    def text(value: float) -> str:
+        return str(int(value)) if round_ else repr(float(value))
+
+    cells = [text(value) for value in scaled.squares + scaled.feature_weights]
     squares, weights = cells[:len(scaled.squares)], cells[len(scaled.squares):]
+    network = scaled.patterns
+    network_cells = [text(value) for value in network.vector()] if network is not None else []
     if fmt == "json":
         document = dataclasses.replace(scaled, source=source).to_document()
         if round_:
             document["squares"] = [[int(w) for w in table] for table in document["squares"]]
             document["features"] = {feature: [int(w) for w in ws] for feature, ws in document["features"].items()}
+            for item in document.get("patterns", {}).get("tuples", []):
+                item["weights"] = [[int(w) for w in table] for table in item["weights"]]
         return json.dumps(document, indent=2) + "\n"
     if fmt == "markdown":
         if not round_:  # a table to read, as a table's markdown: squares and feature weights each on their scale
             squares = [weight_text(v, reading_decimals(scaled.squares, READING_DIGITS)) for v in scaled.squares]
             weights = [weight_text(v, reading_decimals(scaled.feature_weights, READING_DIGITS))
                        for v in scaled.feature_weights]
-        return _format_markdown_evaluation(scaled, squares, weights, source)
+            if network is not None:
+                network_cells = [weight_text(v, reading_decimals(network.vector(), READING_DIGITS))
+                                 for v in network.vector()]
+        return _format_markdown_evaluation(scaled, squares, weights, source, network_cells)
     if fmt == "c":
         largest = max(np.abs(scaled.vector()).max(initial=0.0), 1.0)
-        # Any value is at most 64 weights of the squares and a count of at most 64 per feature times its weight.
-        if round_ and largest * SQUARES * (1 + len(scaled.features)) > _C_INT_MAX:
+        # Any value is at most 64 weights of the squares and a count of at most 64 per feature times its weight,
+        # and the network's largest value.
+        reach = largest * SQUARES * (1 + len(scaled.features)) + (network_reach(network) if network else 0.0)
+        if round_ and reach > _C_INT_MAX:
             raise ValueError("the rounded evaluation's values overflow a C int; pass a smaller scale")
-        return format_c_evaluation(scaled, squares, weights, name, "int" if round_ else "double", source)
-    return format_python_evaluation(scaled, squares, weights, name, source)
+        return format_c_evaluation(scaled, squares, weights, name, "int" if round_ else "double", source,
+                                   network_cells)
+    return format_python_evaluation(scaled, squares, weights, name, source, network_cells)
 
 
 def evaluation_npy_bytes(evaluation: Evaluation, *, scale: float | None = None, round_: bool = False) -> bytes:
@@ -954,6 +1029,9 @@ def evaluation_npy_bytes(evaluation: Evaluation, *, scale: float | None = None, 
     the table applies: 0, then ``phase_move``) and ``end``. ``numpy.load``
     reads it without pickles; :func:`load_evaluation` reads it back.
     """
+    if evaluation.patterns is not None:
+        raise ValueError("npy holds square and feature weights, not a pattern network; export the evaluation as "
+                         "json, c, python or player (the published networks' format)")
     scaled = _scaled_evaluation(evaluation, scale, round_)
     dtype = np.dtype([("squares", "<f8", (SQUARES,)), *((feature, "<f8") for feature in scaled.features),
                       ("from_move", "<i8"), ("end", "<i8")])
@@ -970,7 +1048,7 @@ def evaluation_npy_bytes(evaluation: Evaluation, *, scale: float | None = None, 
 
 
 def _format_markdown_evaluation(evaluation: Evaluation, squares: Sequence[str], weights: Sequence[str],
-                                source: str) -> str:
+                                source: str, network_cells: Sequence[str] = ()) -> str:
     """Returns the grid(s) of :func:`_format_markdown`, then the feature weights and the settings as tables."""
     two = evaluation.n_tables == 2
     grids = _format_markdown(squares, source, evaluation.phase_move if two else None)
@@ -987,7 +1065,42 @@ def _format_markdown_evaluation(evaluation: Evaluation, squares: Sequence[str], 
     lines += ["", f"**Settings**: {said}`end`, the empty squares from which it was trained with the endgame solved "
               "exactly (0: never).\n", "| setting | value |", "|---|---|"]
     lines += [f"| {setting} | {value} |" for setting, value in settings.items()]
+    if evaluation.patterns is not None:
+        lines += _markdown_network(evaluation.patterns, network_cells)
     return grids + "\n" + "\n".join(lines) + "\n"
+
+
+#: The heading of a network in markdown: what follows it is for reading, and is not read back.
+MARKDOWN_NETWORK = "## Pattern network"
+# A square's digit in a table's index, as the markdown shows it: empty, the side evaluated's disc, the other's.
+_DIGIT_MARKS = ("-", "x", "o")
+
+
+def _markdown_network(network: PatternNetwork, cells: Sequence[str]) -> list[str]:
+    """Returns a network as markdown for reading: each tuple's copies, then its weight for each content."""
+    own = "black's disc (white's value is the negation)" if network.colours == "negate" else "a disc of the side evaluated"
+    phases = len(network.phases)
+    lines = ["", MARKDOWN_NETWORK, "",
+             f"Colours: `{network.colours}`. Each tuple's weight is read at the index its squares make, written "
+             f"here square by square in the order of the copy: `-` empty, `x` {own}, `o` the other side's. "
+             "The value adds the weight of every copy. This section is for reading: the json export reads back.",
+             ""]
+    if phases > 1:
+        lines.append(f"Phases start at {', '.join(map(str, network.phases))} empty squares.")
+    at = 0
+    columns = [f"from {start} empty" for start in network.phases] if phases > 1 else ["weight"]
+    for number, ntuple in enumerate(network.tuples, start=1):
+        n = ntuple.size
+        copies = "; ".join(" ".join(FILE_NAMES[q % 8] + str(q // 8 + 1) for q in copy) for copy in ntuple.copies)
+        lines += ["", f"### Tuple {number}: {n} squares, {len(ntuple.copies)} copies", "", f"Copies: {copies}.", "",
+                  "| squares | " + " | ".join(columns) + " |", "|---" * (1 + len(columns)) + "|"]
+        size = 3 ** n
+        for index in range(size):
+            marks = "".join(_DIGIT_MARKS[(index // 3 ** (n - 1 - j)) % 3] for j in range(n))
+            lines.append(f"| `{marks}` | " + " | ".join(cells[at + phase * size + index] for phase in range(phases))
+                         + " |")
+        at += size * phases
+    return lines
 
 
 # ---------------------------------------------------------------- files
@@ -1020,12 +1133,15 @@ def load_weights(path: str | os.PathLike[str], fmt: str | None = None) -> npt.ND
 
 def is_evaluation_document(data: bytes) -> bool:
     """Returns whether a file's bytes are an evaluation file (JSON whose ``format`` is the evaluation format's)."""
+    data = data.removeprefix(_UTF8_BOM)
     if not data.lstrip().startswith(b"{"):
         return False
     try:
         document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return False
+    except (ValueError, RecursionError) as error:
+        # Not JSON; or JSON that Python does not read (an integer of 4,301 digits): an evaluation if it says so,
+        # for parse_evaluation to name what is wrong.
+        return not isinstance(error, json.JSONDecodeError) and DOCUMENT_FORMAT.encode() in data
     return isinstance(document, dict) and document.get("format") == DOCUMENT_FORMAT
 
 
@@ -1043,8 +1159,10 @@ def parse_evaluation(data: str | bytes, source: str = "<text>", fmt: str = "json
             raise WeightsError(source, f"holds no evaluation in {fmt}", "read a table of square weights with load_weights")
         return evaluation
     try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        document = json.loads(data.removeprefix(_UTF8_BOM) if isinstance(data, bytes) else data.removeprefix("\ufeff"))
+    except ValueError as error:  # not JSON, not UTF-8, or an integer of more digits than Python reads
+        if "digits" in str(error) and not isinstance(error, json.JSONDecodeError):
+            raise WeightsError(source, "holds an integer of more than 4,300 digits, which is no weight") from None
         raise WeightsError(source, f"is not an evaluation file: {error}") from None
     except RecursionError:
         raise WeightsError(source, "JSON nested too deeply") from None
@@ -1126,8 +1244,17 @@ def _exists_error(path: Path) -> FileExistsError:
     )
 
 
+#: The suffix of the published n-tuple networks' files (ga/ntuple_format.py).
+PLAYER_SUFFIX = ".player"
+
+
 def _format_from_suffix(path: Path) -> str:
     """Returns the format implied by the file suffix."""
+    if path.suffix.lower() == PLAYER_SUFFIX:
+        # Which side the network's "black" is for white is not in the file: the user says it once, on import.
+        raise WeightsError(str(path), "is a published n-tuple network, whose colour convention the file does not "
+                           "hold", f"import it once: othello-ga export {path} --colours invert|negate --format json "
+                           f"-o {path.with_suffix('.json').name}, then use the .json")
     try:
         return FORMAT_BY_SUFFIX[path.suffix.lower()]
     except KeyError:

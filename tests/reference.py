@@ -315,6 +315,51 @@ def evaluate(
     if features:
         chosen = weights.weights_of(1 if late_phase and weights.n_tables == 2 else 0)
         value += sum(w * feature(name, mine, theirs) for name, w in chosen.items())
+    if getattr(weights, "patterns", None) is not None:
+        value += network_value(position, me, weights.patterns)
+    return value
+
+
+def network_value(position: Position, me: int, network: Any) -> float:
+    """Returns a pattern network's value for ``me``: for every copy of every tuple, the weight its squares
+    index, read digit by digit (the first square most significant; 0 empty, 1 the viewer's disc, 2 the other's),
+    in the table of the phase of the position's empty squares. Under "negate" the viewer is black, and white's
+    value is black's negated."""
+    negate = network.colours == "negate"
+    viewer = BLACK if negate else me
+    own = position.black if viewer == BLACK else position.white
+    other = position.white if viewer == BLACK else position.black
+    empties = 64 - count(position.black | position.white)
+    phase = max(k for k, start in enumerate(network.phases) if empties <= start)
+    value = 0.0
+    for ntuple in network.tuples:
+        for copy in ntuple.copies:
+            index = 0
+            for square in copy:
+                index = index * 3 + (1 if own >> square & 1 else 2 if other >> square & 1 else 0)
+            value += float(ntuple.weights[phase][index])
+    return -value if negate and me == WHITE else value
+
+
+def published_value(text: str, black: int, white: int) -> float:
+    """Returns black's value of a position under a published network file (the Othello League's text format),
+    read as the format says: braces separate, then T and per tuple n, S, S copies of n locations and 3**n
+    weights; a location's digit is 0 white, 1 empty, 2 black, the first location the most significant."""
+    numbers = text.replace("{", " ").replace("}", " ").split()
+    at = 1
+    value = 0.0
+    for _ in range(int(numbers[0])):
+        n, copies = int(numbers[at]), int(numbers[at + 1])
+        at += 2
+        listed = [[int(q) for q in numbers[at + k * n:at + (k + 1) * n]] for k in range(copies)]
+        at += n * copies
+        weights = [float(w) for w in numbers[at:at + 3 ** n]]
+        at += 3 ** n
+        for copy in listed:
+            index = 0
+            for square in copy:
+                index = index * 3 + (2 if black >> square & 1 else 0 if white >> square & 1 else 1)
+            value += weights[index]
     return value
 
 
@@ -599,3 +644,100 @@ def feature(name: str, player: int, opponent: int) -> int:
                 total += sum((player >> s & 1) - (opponent >> s & 1) for s in squares)
         return total
     raise ValueError(f"no reference for feature {name!r}")
+
+
+class SplitMix:
+    """The engine's generator (splitmix64), for references that draw as the engine draws."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed % 2**64
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) % 2**64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        return ((self.next() >> 32) * n) >> 32
+
+    def uniform(self) -> float:
+        return (self.next() >> 11) * (1.0 / 9007199254740992.0)
+
+
+def td_self_play(copies_of: Sequence[Sequence[Sequence[int]]], phases: Sequence[int], weights: list[float],
+                 games: int, seed: int, alpha: float, eps: float) -> int:
+    """TD(0) self-play of a network's weights, read square by square (the engine's engine/_learning.pyx): each side
+    plays a random move with probability eps, else the move whose position after it the network values most for
+    it (ties drawn at random); after its move its previous such position moves towards the new one's value
+    (tanh of the sum), and at the end towards the result. Returns black's wins less white's."""
+    import math
+
+    sizes = [len(copies[0]) for copies in copies_of]
+    bases, at = [], 0
+    for n in sizes:
+        bases.append(at)
+        at += 3 ** n * len(phases)
+    flat = [(bases[t], 3 ** sizes[t], copy) for t, copies in enumerate(copies_of) for copy in copies]
+
+    def phase_of(empties: int) -> int:
+        return max(k for k, start in enumerate(phases) if empties <= start)
+
+    def entries(mine: int, theirs: int) -> list[int]:
+        phase = phase_of(64 - count(mine | theirs))
+        places = []
+        for base, step, copy in flat:
+            index = 0
+            for square in copy:
+                index = index * 3 + (1 if mine >> square & 1 else 2 if theirs >> square & 1 else 0)
+            places.append(base + phase * step + index)
+        return places
+
+    def total(places: list[int]) -> float:
+        value = 0.0
+        for place in places:
+            value += weights[place]
+        return value
+
+    rng = SplitMix(seed)
+    balance = 0
+    for _ in range(games):
+        position = start_position()
+        last: dict[int, list[int]] = {}
+        while not is_game_over(position):
+            moves = legal_moves(position)
+            if not moves:
+                position = pass_turn(position)
+                continue
+            side = position.turn
+            if eps > 0.0 and rng.uniform() < eps:
+                choice = moves[rng.below(len(moves))]
+            else:
+                choice, best, ties = -1, 0.0, 0
+                for move in moves:
+                    after = play(position, move)
+                    value = total(entries(after.opponent, after.player))
+                    if choice < 0 or value > best:
+                        choice, best, ties = move, value, 1
+                    elif value == best:
+                        ties += 1
+                        if rng.below(ties) == 0:
+                            choice = move
+            after = play(position, choice)
+            places = entries(after.opponent, after.player)
+            value = math.tanh(total(places))
+            if side in last:
+                previous = math.tanh(total(last[side]))
+                for place in last[side]:
+                    weights[place] += alpha * (value - previous) * (1.0 - previous * previous)
+            last[side] = places
+            position = after
+        result = disc_diff(position)
+        balance += (result > 0) - (result < 0)
+        for side, places in last.items():
+            target = float((result > 0) - (result < 0)) * (1 if side == BLACK else -1)
+            previous = math.tanh(total(places))
+            for place in places:
+                weights[place] += alpha * (target - previous) * (1.0 - previous * previous)
+    return balance

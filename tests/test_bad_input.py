@@ -16,9 +16,11 @@ import math
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
+import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
@@ -39,7 +41,7 @@ from ga.config import SECTIONS as CONFIG_SECTIONS
 from ga.cli import main
 from ga.cli.errors import EXIT_BAD_INPUT
 from ga.config import Config, ConfigError, config_from_dict, load_config
-from ga.weights import WEIGHT_LIMIT, WeightsError, format_weights, load_weights, npy_bytes, parse_weights
+from ga.weights import WEIGHT_LIMIT, WeightsError, format_weights, load_evaluation, load_weights, npy_bytes, parse_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = {name: [f.name for f in attrs.fields(cls)] for name, cls in CONFIG_SECTIONS.items()}
@@ -1602,6 +1604,447 @@ def test_evolve_into_a_file_and_resume_without_a_checkpoint_say_what_to_do(finis
                             "the run stopped before its first generation ended, so there is nothing to resume; run it "
                             f"again into a new directory: othello-ga evolve {run_dir / 'config.toml'} --out NEW_DIR")
     assert "remove" not in line and "delete" not in line
+
+
+# ---------------------------------------------------------------- evaluations that overflow, Ctrl-C in the engine
+
+
+def overflowing_evaluation(path: Path, **weights: float) -> Path:
+    """Writes an evaluation file of the heuristic squares and these feature weights."""
+    from engine import TABLES
+
+    features = weights or {"mobility": 1.7e308, "frontier": -1.7e308}  # a value of inf - inf = NaN
+    path.write_text(json.dumps({"format": "othello-ga evaluation", "version": 1, "squares": [list(TABLES["heuristic"])],
+                                "features": {name: [value] for name, value in features.items()}}))
+    return path
+
+
+@pytest.mark.parametrize("where", ["evaluate FILE", "--vs wpc:1@FILE", "config opponent"])
+def test_feature_weights_are_bounded_as_squares_are(tmp_path: Path, where: str) -> None:
+    # mobility 1.7e308 and frontier -1.7e308 made a position's value NaN: the player passed with legal moves and
+    # the game never ended (evaluate hung, evolve's generation 0 never ended), deaf to SIGINT and SIGTERM.
+    tried("weights")
+    table = overflowing_evaluation(tmp_path / "nan.json")
+    config = tmp_path / "exp.toml"
+    config.write_text(cases.TINY_TOML.replace('opponents = ["random"]', f'opponents = ["wpc:1@{table}"]'))
+    argv = {"evaluate FILE": ["evaluate", str(table), "--vs", "random", "--games", "2"],
+            "--vs wpc:1@FILE": ["evaluate", "random", "--vs", f"wpc:1@{table}", "--games", "2"],
+            "config opponent": ["evolve", str(config), "--out", str(tmp_path / "run"), "--quiet", "--no-plots"]}[where]
+    completed = run_process(argv, ROOT, stdin=subprocess.DEVNULL, text=True)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, completed.stderr
+    assert "weight 1.7e+308 of feature 'mobility' is beyond +-10000" in lines[0]
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_engine_never_passes_with_a_legal_move_whatever_the_values() -> None:
+    # The player itself takes any finite numbers: with scores all NaN it must still move (in a process of its
+    # own: on failure the game loop never ends).
+    script = """
+import numpy as np
+from engine import Board, Player, TABLES, record_game
+weights = list(TABLES["heuristic"]) + [1.7e308, -1.7e308]
+for kind, depth in (("wpc", 1), ("wpc", 2), ("alphabeta", 2)):
+    player = Player(kind, depth, weights, features=("mobility", "frontier"))
+    for seed in range(20):
+        board = Board()
+        for move in record_game(player, Player("random"), seed):
+            assert (move == 64) == (not board.legal_moves()), (kind, seed, move)
+            board.push(move)
+        assert board.is_game_over()
+print("ok")
+"""
+    completed = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert completed.stdout.strip() == "ok", completed.stderr
+
+
+def interrupted(argv: list[str], tmp_path: Path, *, after: Callable[[], bool], signum: int = signal.SIGINT
+                ) -> tuple[int, str]:
+    """Starts ``othello-ga argv``, sends ``signum`` once ``after()`` holds, and returns its exit code and stderr
+    (it must end within 20 s of the signal: the engine heeds signals between moves and within a solve)."""
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    process = subprocess.Popen([sys.executable, "-m", "ga.cli", *argv], cwd=tmp_path, env=environment,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not after() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        time.sleep(1.5)  # past the imports: the engine is playing
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail(f"othello-ga {' '.join(argv)} did not end within 20 s of the signal")
+    return process.returncode, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate", "alphabeta:1@heuristic,end=40", "--vs", "random", "--games", "2"],
+    ["evaluate", "heuristic", "--vs", "random", "--games", "20000000", "--workers", "2"],
+    ["evaluate", "heuristic", "--vs", "random", "--games", "20000000", "--workers", "1"],
+    ["evaluate", "heuristic", "--games", "2", "--protocol", "ladder", "--end", "60"],
+], ids=["a solve of 40 empty squares", "20 million games on 2 threads", "--workers 1", "ladder --end 60"])
+def test_ctrl_c_while_the_engine_plays_exits_130(tmp_path: Path, argv: list[str]) -> None:
+    # Each ignored Ctrl-C: the engine played in C, where Python ran no handler (--workers 1 said "Aborted.", 1).
+    tried("cli")
+    code, err = interrupted(argv, tmp_path, after=lambda: True)
+    assert code == 130, err
+    assert "Traceback" not in err and "Aborted" not in err and err.strip().endswith("othello-ga: interrupted"), err
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_ctrl_c_during_a_generation_of_long_games_stops_the_run_at_once(tmp_path: Path, signals: int) -> None:
+    # fitness.player = "alphabeta:1,end=26": a generation's games take minutes; one or two Ctrl-Cs were ignored.
+    tried("cli")
+    config = tmp_path / "long.toml"
+    config.write_text(cases.TINY_TOML.replace('[fitness]\n', '[fitness]\nplayer = "alphabeta:1,end=26"\n'))
+    run_dir = tmp_path / "run"
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    process = subprocess.Popen([sys.executable, "-m", "ga.cli", "evolve", str(config), "--out", str(run_dir),
+                                "--no-plots"], cwd=ROOT, env=environment, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (run_dir / "manifest.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        for _ in range(signals):
+            process.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+        _, err = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail("the run did not stop within 20 s of Ctrl-C")
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "Aborted" not in err, err
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
+    assert f"'{run_dir}' holds nothing to resume: remove it and run evolve again" in err, err
+
+
+def test_ctrl_c_while_python_loads_the_command_line_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # In the first 0.3 s of any command Ctrl-C gave a KeyboardInterrupt traceback from the imports.
+    import importlib.abc
+
+    from ga import launch
+
+    class CtrlC(importlib.abc.MetaPathFinder):
+        def find_spec(self, name: str, *args: Any) -> None:
+            if name == "ga.cli":
+                raise KeyboardInterrupt
+
+    monkeypatch.delitem(sys.modules, "ga.cli")
+    monkeypatch.setattr(sys, "meta_path", [CtrlC(), *sys.meta_path])
+    monkeypatch.setattr(sys, "argv", ["othello-ga", "show", "x"])
+    assert launch.main() == 130
+    assert capsys.readouterr().err == "othello-ga: interrupted\n"
+
+
+# ---------------------------------------------------------------- silent wrong results, tracebacks, messages
+
+
+def two_phase_evaluation(path: Path, phase_move: int = 30, scale: float = 1.0) -> Path:
+    from engine import TABLES
+
+    squares = [[w * scale for w in TABLES["heuristic"]], list(TABLES["lr06"])]
+    path.write_text(json.dumps({"format": "othello-ga evaluation", "version": 1, "squares": squares,
+                                "features": {"mobility": [0.1, 0.2]}, "phase_move": phase_move}))
+    return path
+
+
+def test_phase_40_is_given_not_the_default(tmp_path: Path) -> None:
+    # wpc:1@two_tables.json,phase=40 played the file's own switch move (40 was taken as "not given").
+    tried("specs")
+    table = two_phase_evaluation(tmp_path / "two.json")
+    for phase in (39, 40, 41):
+        assert build_player(f"wpc:1@{table},phase={phase}", load_weights=load_evaluation).phase_move == phase
+    assert build_player(f"wpc:1@{table}", load_weights=load_evaluation).phase_move == 30
+    assert str(parse_spec("wpc:1@heuristic,phase=40")) == "wpc:1@heuristic,phase=40"
+
+
+@pytest.mark.parametrize("version", [1.0, True, "1"])
+def test_an_evaluation_version_must_be_the_integer_1(tmp_path: Path, version: Any) -> None:
+    tried("weights")
+    path = two_phase_evaluation(tmp_path / "e.json")
+    path.write_text(path.read_text().replace('"version": 1', f'"version": {json.dumps(version)}'))
+    with pytest.raises(WeightsError, match="'version' .* is not one this tool reads"):
+        load_evaluation(path)
+
+
+def test_an_evaluation_named_by_a_spec_gets_the_range_check(tmp_path: Path) -> None:
+    # Through @FILE a square of 1e5 was played; a CSV table or evaluate's own FILE argument refused it.
+    tried("specs")
+    table = two_phase_evaluation(tmp_path / "big.json", scale=1e5)
+    assert_bad_input(["evaluate", "random", "--vs", f"wpc:1@{table}", "--games", "2"], "weight 100000 at a1 is "
+                     "beyond +-10000")
+
+
+def test_an_evaluation_with_a_byte_order_mark_reads_as_without(tmp_path: Path) -> None:
+    # It said "no 'weights' key".
+    tried("weights")
+    plain = overflowing_evaluation(tmp_path / "plain.json", mobility=2.0)
+    marked = tmp_path / "marked.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert load_evaluation(marked) == load_evaluation(plain)
+
+
+def test_a_json_integer_of_4301_digits_is_named(tmp_path: Path) -> None:
+    tried("weights")
+    path = overflowing_evaluation(tmp_path / "e.json", mobility=2.0)
+    path.write_text(path.read_text().replace("2.0", "9" * 4301))
+    with pytest.raises(WeightsError, match="an integer of more than 4,300 digits") as error:
+        load_evaluation(path)
+    assert "sys.set_int_max_str_digits" not in str(error.value)
+
+
+@pytest.mark.parametrize("redirect", ["<&-", "< {tmp}/big.txt"], ids=["closed", "17 MiB"])
+def test_solve_from_a_standard_input_that_is_no_positions_file(tmp_path: Path, redirect: str) -> None:
+    # solve - <&- gave an AttributeError; an endless stream was read until memory ran out. (A directory as standard
+    # input is refused by Python itself, before any code of the tool runs.)
+    tried("positions")
+    with open(tmp_path / "big.txt", "wb") as big:
+        big.truncate(17 * 2**20)
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ga.cli solve - {redirect.format(tmp=tmp_path)}'],
+                               cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1 and ERROR_LINE.fullmatch(lines[0]), lines
+    assert "standard input" in lines[0]
+
+
+@pytest.mark.parametrize("argv", [["solve", "X" * 62 + "O- X"], ["bench", "--quick", "--only", "engine"]],
+                         ids=["solve", "bench"])
+def test_a_closed_standard_output_is_named_by_solve_and_bench(argv: list[str]) -> None:
+    # Both exited 0 with their output lost.
+    tried("cli")
+    command = " ".join(f"'{part}'" for part in argv)
+    environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}
+    completed = subprocess.run(["bash", "-c", f'"{sys.executable}" -m ga.cli {command} >&-'], cwd=ROOT,
+                               env=environment, capture_output=True, text=True, timeout=60)
+    lines = completed.stderr.splitlines()
+    assert completed.returncode == EXIT_BAD_INPUT and len(lines) == 1, completed.stderr
+    assert "standard output is closed" in lines[0]
+
+
+def test_a_file_named_like_a_position_is_read_as_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A file whose name is 64 characters long was taken for a position ("a bad character").
+    tried("positions")
+    monkeypatch.chdir(tmp_path)
+    name = "positions-of-the-endgame-test-set-kept-for-the-solver-012345.obf"
+    assert len(name) == 64
+    position = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXO- X"
+    (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + position.encode() + b"\n")  # with a byte-order mark
+    code, out, lines = run_cli(["solve", name])
+    assert code == 0, lines
+    assert "+64" in out and "h8" in out
+
+
+@pytest.mark.parametrize("command", [["solve", "X" * 62 + "O- X", "--csv"],
+                                     ["evaluate", "heuristic", "--vs", "random", "--games", "2", "--csv"],
+                                     ["export", "heuristic", "--format", "csv", "-o"]], ids=lambda c: c[0])
+def test_an_output_path_ending_in_a_slash_names_a_directory(tmp_path: Path, command: list[str]) -> None:
+    # --csv 'new.csv/' wrote new.csv.
+    assert_bad_input([*command, f"{tmp_path}/new.csv/"], "it names a directory")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["export", "heuristic", "--format", "csv", "-o"],
+                                     ["evaluate", "heuristic", "--vs", "random", "--games", "2", "--csv"]],
+                         ids=lambda c: c[0])
+def test_a_dangling_link_as_output_is_written_through_only_with_force(tmp_path: Path, command: list[str]) -> None:
+    # The target of a dangling link was created without --force (an existing one needed it).
+    link, target = tmp_path / "out.csv", tmp_path / "elsewhere.csv"
+    link.symlink_to(target)
+    assert_bad_input([*command, str(link)], "is a symbolic link to", "which does not exist; pass --force")
+    assert not target.exists()
+    code, _, lines = run_cli([*command, str(link), "--force"])
+    assert code == 0, lines
+    assert link.is_symlink() and target.is_file()
+
+
+def test_exported_c_from_a_path_holding_a_comment_opener_compiles(tmp_path: Path) -> None:
+    # gcc -Wall -Werror refused the code: "/*" within comment.
+    tried("cli")
+    folder = tmp_path / "a" / "*b"
+    folder.mkdir(parents=True)
+    source = overflowing_evaluation(folder / "e.json", mobility=2.0)
+    for spec, fmt in ((str(source), "c"), (str(two_phase_evaluation(folder / "t.csv.json")), "c")):
+        out = tmp_path / "e.c"
+        code, _, lines = run_cli(["export", spec, "--format", fmt, "-o", str(out), "--force"])
+        assert code == 0, lines
+        assert "/*" in out.read_text()  # the comments are there, the path in them defused
+        compiled = subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-Wno-unused-function", "-c", str(out), "-o", str(tmp_path / "e.o")],
+                                  capture_output=True, text=True)
+        assert compiled.returncode == 0, compiled.stderr
+    table = folder / "w.csv"
+    table.write_text("1,2,3,4,5,6,7,8\n" * 8)
+    code, _, lines = run_cli(["export", str(table), "--format", "c", "-o", str(tmp_path / "w.c")])
+    assert code == 0, lines
+    assert "/*b" not in (tmp_path / "w.c").read_text().replace("/* ", "")
+
+
+# ---------------------------------------------------------------- studies that delete, escape, crash or hang
+
+
+STUDY_TOML = """\
+[study]
+seeds = "1-2"
+{study}
+[[configs]]
+label = "tiny"
+file = "tiny.toml"
+
+[[measures]]
+name = "{measure}"
+protocol = "plain"
+opponents = ["random"]
+games = 4
+"""
+
+
+def tiny_study(folder: Path, study: str = "", measure: str = "league") -> Path:
+    """Writes a study of the tiny experiment (two seeds, one measure) in ``folder``; returns its file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tiny.toml").write_text(cases.TINY_TOML)
+    path = folder / "study.toml"
+    path.write_text(STUDY_TOML.format(study=study, measure=measure))
+    return path
+
+
+@pytest.mark.parametrize(("study", "measure", "fragment"), [
+    ('name = "../../x"', "league", "study key 'study.name' must be 1-100 printable characters without /"),
+    ('name = "/tmp/x"', "league", "study key 'study.name' must be"),
+    ('name = "a\\nb"', "league", "study key 'study.name' must be"),
+    ("", "seed", "its score 'seed' would be study.csv's own column 'seed'"),
+    ("", "wall_s", "would be study.csv's own column 'wall_s'"),
+    ('seeds = "' + ",".join(f"{k * 10**7}-{k * 10**7 + 999_998}" for k in range(60)) + '"', "league",
+     "names 59,999,940 seeds, more than a study runs (100,000)"),
+    ("max_runs = 1000000000", "league", "study key 'study.max_runs' must be at most 100,000"),
+], ids=["traversal", "absolute", "newline", "seed", "wall_s", "60 huge ranges", "max_runs 1e9"])
+def test_a_study_that_would_escape_crash_or_hang_is_refused_as_it_is_read(tmp_path: Path, study: str, measure: str,
+                                                                          fragment: str) -> None:
+    # A name of ../../x wrote outside results/; a measure named seed played every run, then crashed in the summary;
+    # 60 ranges of a million seeds took 3.4 GB and 8 s before naming no reason.
+    from ga.study.schema import StudyError, load_study
+
+    tried("configs")
+    text = study.replace('seeds = "', 'seeds = "', 1)
+    path = tiny_study(tmp_path, text.replace('seeds = "1-2"', "") if "seeds" in text else text, measure)
+    if "seeds" in text:
+        path.write_text(path.read_text().replace('seeds = "1-2"\n', ""))
+    with pytest.raises(StudyError, match=re.escape(fragment)):
+        load_study(path)
+
+
+def test_a_grid_too_large_or_all_pairs_of_too_many_configs_are_refused_before_they_are_built(tmp_path: Path) -> None:
+    # A grid of a million configs validated for minutes; all pairs of 2,000 configs took minutes to summarize.
+    from ga.study.schema import StudyError, load_study
+
+    tried("configs")
+    path = tiny_study(tmp_path, "max_runs = 100000")
+    grid = '\n[grid]\nbase = "tiny.toml"\nvalues = { "mutation.sigma" = [%s], "mutation.gene_probability" = [%s] }\n'
+    path.write_text(path.read_text().replace('[[configs]]\nlabel = "tiny"\nfile = "tiny.toml"\n', "") + grid % (
+        ", ".join(str(0.001 * k) for k in range(1, 1001)), ", ".join(str(0.0001 * k) for k in range(1, 1001))))
+    with pytest.raises(StudyError, match="makes 1,000,000 configs, more than a study holds"):
+        load_study(path)
+    path.write_text(path.read_text().replace("range", "").split("[grid]")[0] + grid % (
+        ", ".join(str(0.001 * k) for k in range(1, 201)), "0.05"))
+    with pytest.raises(StudyError, match="compares every pair of the 200 configs, 19,900 pairs"):
+        load_study(path)
+
+
+def test_dask_local_with_more_workers_than_the_machine_runs_is_refused(tmp_path: Path) -> None:
+    # --dask local:100000 was accepted and sat silent.
+    pytest.importorskip("distributed")
+    path = tiny_study(tmp_path)
+    out = tmp_path / "out"
+    assert_bad_input(["study", str(path), "--out", str(out), "--quiet", "--dask", "local:100000"],
+                     "asks for 100,000 local Dask workers", unwritten=(out,))
+
+
+@pytest.mark.parametrize("what", ["a file of the user's", "a FIFO checkpoint", "a directory checkpoint",
+                                  "a dangling link checkpoint", "finished without checkpoint"])
+def test_a_study_never_deletes_what_it_did_not_write(tmp_path: Path, what: str) -> None:
+    # A run directory without a regular checkpoint.json was removed with rmtree and played again, the user's files
+    # and finished, scored runs included.
+    from ga.study.runner import run_state
+    from ga.study.schema import StudyError, load_study
+
+    tried("run-dir faults")
+    study = load_study(tiny_study(tmp_path / "files"))
+    config = study.run_config(study.configs[0], 1)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.toml").write_text("[experiment]\n")
+    (run / "manifest.json").write_text(json.dumps({"status": "finished"}))
+    if what == "a file of the user's":
+        (run / "notes.txt").write_text("mine")
+    elif what == "a FIFO checkpoint":
+        os.mkfifo(run / "checkpoint.json")
+    elif what == "a directory checkpoint":
+        (run / "checkpoint.json").mkdir()
+    elif what == "a dangling link checkpoint":
+        (run / "checkpoint.json").symlink_to(tmp_path / "nowhere")
+    before = snapshot(tmp_path)
+    with pytest.raises(StudyError, match="move (it|the run directory|the directory) away"):
+        run_state(run, config)
+    assert snapshot(tmp_path) == before
+    (run / "manifest.json").write_text(json.dumps({"status": "running"}))
+    if what == "finished without checkpoint":  # a run begun and killed before its first checkpoint: restarted
+        assert run_state(run, config) == "restart"
+
+
+@pytest.mark.parametrize("where", ["plots", "runs/tiny-seed1", "summary.md", "scores/tiny-seed1.json"])
+def test_a_study_directory_refuses_links_and_fifos_where_it_writes(tmp_path: Path, where: str) -> None:
+    # plots/ or runs/X as links sent the study's writes outside; a FIFO summary.md or scores file was replaced.
+    from ga.study.runner import open_study
+    from ga.study.schema import StudyError, load_study
+
+    tried("run-dir faults")
+    study = load_study(tiny_study(tmp_path / "files"))
+    study_dir = tmp_path / "study"
+    open_study(study, study_dir)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = study_dir / where
+    if where.endswith((".md", ".json")):
+        os.mkfifo(path)
+    else:
+        path.symlink_to(outside, target_is_directory=True)
+    before = snapshot(tmp_path)
+    with pytest.raises(StudyError, match=re.escape(f"'{path}' is ")):
+        open_study(study, study_dir)
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("edit", ["swapped", "1e30 games", "study.toml", "config"])
+def test_edited_scores_and_study_files_are_refused(tmp_path: Path, edit: str) -> None:
+    # Scores with games 1e30 or wins and losses swapped were summarized; an edited study.toml made summary.md state
+    # the wrong game count.
+    from ga.study.runner import RunOutcome, _write_scores, open_study, read_scores
+    from ga.study.schema import StudyError, load_saved_study, load_study
+
+    tried("run-dir faults")
+    study = load_study(tiny_study(tmp_path / "files"))
+    study_dir = tmp_path / "study"
+    open_study(study, study_dir)
+    _write_scores(study_dir, RunOutcome("tiny", 1, True, {"league": {"games": 4, "wins": 3, "draws": 0, "losses": 1}}))
+    assert read_scores(study_dir, "tiny", 1)["league"].wins == 3
+    assert load_saved_study(study_dir) == study
+    scores = study_dir / "scores" / "tiny-seed1.json"
+    if edit == "swapped":
+        scores.write_text(scores.read_text().replace('"wins": 3', '"wins": 1').replace('"losses": 1', '"losses": 3'))
+    elif edit == "1e30 games":
+        scores.write_text(scores.read_text().replace('"games": 4', '"games": ' + "1" + "0" * 30))
+    elif edit == "study.toml":
+        (study_dir / "study.toml").write_text((study_dir / "study.toml").read_text().replace("games = 4", "games = 40"))
+    else:
+        config = study_dir / "configs" / "tiny.toml"
+        config.write_text(config.read_text().replace("size = 8", "size = 10"))
+    with pytest.raises(StudyError, match="checksum|were edited since the study wrote them"):
+        read_scores(study_dir, "tiny", 1) if edit in ("swapped", "1e30 games") else load_saved_study(study_dir)
 
 
 def test_the_documented_counts_are_this_suites() -> None:

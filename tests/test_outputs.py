@@ -56,10 +56,12 @@ def test_a_link_is_written_through_and_stays_a_link(tmp_path: Path, command: lis
     assert target.read_text() != "old\n"
 
 
-def test_a_dangling_link_is_written_through_to_its_target(tmp_path: Path) -> None:
+def test_a_dangling_link_is_written_through_to_its_target_with_force(tmp_path: Path) -> None:
     link = tmp_path / "dangling.csv"
     link.symlink_to(tmp_path / "new.csv")
-    assert main(["export", "lr06", "--format", "csv", "-o", str(link)]) == 0
+    assert main(["export", "lr06", "--format", "csv", "-o", str(link)]) == 2  # never created without --force
+    assert not (tmp_path / "new.csv").exists()
+    assert main(["export", "lr06", "--format", "csv", "-o", str(link), "--force"]) == 0
     assert link.is_symlink() and np.array_equal(load_weights(tmp_path / "new.csv"), np.array(TABLES["lr06"]))
 
 

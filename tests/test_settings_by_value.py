@@ -331,7 +331,7 @@ def test_compare_writes_the_figure_where_and_as_asked(tmp_path: Path) -> None:
 def test_bench_passes_its_sizes_and_repeats_to_every_measurement(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[tuple[bool, int]] = []
 
-    def measure(quick: bool = False, repeat: int = 5, groups: Any = (), ffo: Any = None) -> Any:
+    def measure(quick: bool = False, repeat: int = 5, groups: Any = (), ffo: Any = None, network: Any = None) -> Any:
         asked.append((quick, repeat))
         return iter(())
 

@@ -22,6 +22,7 @@ from engine import PASS, Board, Player, TABLES, build_player, naive, perft, play
 from engine._players import SharedPlan, search_match
 from engine.board import square_name
 from engine.endgame import EndgameSolver
+from engine.evaluation import Evaluation
 
 # Leaves of perft from the start position, by depth.
 PERFT_LEAVES = {8: 390216, 9: 3005288, 10: 24571284, 11: 212258800}
@@ -171,6 +172,40 @@ def feature_rates(games: int, repeat: int) -> tuple[Measurement, Measurement]:
              "features": f"alphabeta:{FEATURE_DEPTH}, + {' + '.join(FEATURE_ROW_FEATURES)}"}
     return tuple(Measurement(names[name], "games/s", statistics.median(runs), runs)  # type: ignore[return-value]
                  for name, runs in rates.items())
+
+
+#: The pattern rows: self-play at 1 ply (what training plays) and at this depth, a pattern network's player against
+#: the heuristic table's; the least games/s of the network's, as a share of the table's.
+PATTERN_DEPTH = 4
+PATTERN_TARGET = 0.5
+PATTERN_GAMES = {1: 20_000, PATTERN_DEPTH: 120}
+
+
+def pattern_rates(network: Evaluation, games: dict[int, int], repeat: int) -> list[Measurement]:
+    """Measures self-play of ``network`` (an evaluation with a pattern network) and of heuristic's table, at 1 ply
+    and at ``alphabeta:4``, eps 0.1, the two interleaved (each repetition plays the same seeds with both, back to
+    back, so a pair's ratio is free of the machine's drift)."""
+    table = np.array(TABLES["heuristic"])
+    results = []
+    for depth, count in games.items():
+        kind = "wpc" if depth == 1 else "alphabeta"
+        players = {"table": Player(kind, depth, table, 0.1),
+                   "network": build_player(f"{kind}:{depth},eps=0.1", weights=network)}
+        seeds = np.arange(count, dtype=np.uint64)
+        rates: dict[str, list[float]] = {name: [] for name in players}
+        nodes: dict[str, float] = {}
+        for _ in range(repeat):
+            for name, player in players.items():
+                started = time.perf_counter()
+                _, searched = search_match(player, player, seeds)
+                rates[name].append(count / (time.perf_counter() - started))
+                nodes[name] = searched / count
+        spec = f"{kind}:{depth}"
+        for name, runs in rates.items():
+            detail = f"{nodes[name]:,.0f} nodes/game" if depth > 1 else ""
+            results.append(Measurement(f"{spec} self-play, {'heuristic table' if name == 'table' else 'network'}",
+                                       "games/s", statistics.median(runs), runs, detail=detail))
+    return results
 
 
 #: The endgame rows: positions this many empty squares from the end of seeded games, and how many.
@@ -333,16 +368,17 @@ def loop_ratio(results: list[Measurement]) -> str | None:
 
 
 #: The groups of rows ``bench --only`` picks from; the loop's rows are run by the command line.
-GROUPS = ("engine", "search", "endgame", "loop")
+GROUPS = ("engine", "search", "patterns", "endgame", "loop")
 
 
 def measure(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS,
-            ffo: Sequence[FfoPosition] = ()) -> Iterator[Measurement]:
+            ffo: Sequence[FfoPosition] = (), network: Evaluation | None = None) -> Iterator[Measurement]:
     """Runs the benchmarks of ``groups``, yielding each measurement as soon as it is taken (``quick``: small sizes).
 
     ``ffo`` (FFO positions, :func:`read_ffo`) adds the endgame rows of the
     FFO sets (:func:`ffo_sets`): each solved once, single-threaded, checked
-    against the published scores and moves.
+    against the published scores and moves. ``network`` (an evaluation with
+    a pattern network) adds the pattern rows.
     """
     scale = 20 if quick else 1
     table = TABLES["heuristic"]
@@ -370,6 +406,9 @@ def measure(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS
             yield from search_rates(depth, max(1, games // scale) if quick else games, 1 if quick else max(3, repeat))
     if "search" in groups:
         yield from feature_rates(max(1, 120 // scale), 1 if quick else max(3, repeat))
+    if "patterns" in groups and network is not None:
+        games = {depth: max(1, count // scale) for depth, count in PATTERN_GAMES.items()}
+        yield from pattern_rates(network, games, 1 if quick else max(3, repeat))
     if "endgame" in groups:
         empties = 12 if quick else ENDGAME_EMPTIES
         yield endgame_rate(endgame_positions(empties, ENDGAME_POSITIONS), 1 if quick else repeat,
@@ -379,9 +418,9 @@ def measure(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS
 
 
 def run_benchmarks(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS,
-                   ffo: Sequence[FfoPosition] = ()) -> list[Measurement]:
+                   ffo: Sequence[FfoPosition] = (), network: Evaluation | None = None) -> list[Measurement]:
     """Runs the benchmarks of ``groups`` and returns the measurements."""
-    return list(measure(quick, repeat, groups, ffo))
+    return list(measure(quick, repeat, groups, ffo, network))
 
 
 HEADER = f"{'benchmark':40} {'median':>14} {'unit':9} {'target':>10}  ok   {'spread':>6}  {'also':>16}"
@@ -465,6 +504,17 @@ def ratios(results: list[Measurement], judge: bool = True) -> list[str]:
         spread = f", {len(pairs)} pairs {min(pairs):.2f}-{max(pairs):.2f}x" if len(pairs) > 1 else ""
         lines.append(f"ratio squares {weighed.name.split(', ')[1]} / squares alone, alphabeta:{FEATURE_DEPTH} self-play: "
                      f"{ratio:.2f}x{spread} (target {FEATURE_TARGET:g}x: {verdict})")
+    for depth in PATTERN_GAMES:
+        spec = f"{'wpc' if depth == 1 else 'alphabeta'}:{depth}"
+        table, network = by_name.get(f"{spec} self-play, heuristic table"), by_name.get(f"{spec} self-play, network")
+        if table is None or network is None:
+            continue
+        pairs = [n / t for n, t in zip(network.runs, table.runs)]
+        ratio = statistics.median(pairs)
+        verdict = ("met" if ratio >= PATTERN_TARGET else "NOT met") if judge else "not judged at --quick's sizes"
+        spread = f", {len(pairs)} pairs {min(pairs):.2f}-{max(pairs):.2f}x" if len(pairs) > 1 else ""
+        lines.append(f"ratio network / heuristic table, {spec} self-play games/s: {ratio:.2f}x{spread} "
+                     f"(target {PATTERN_TARGET:g}x: {verdict})")
     loop = loop_ratio(results)
     if loop is not None:
         lines.append(loop)

@@ -35,7 +35,7 @@ from engine import Player, PlayerSpec, build_player, parse_spec, record_game
 from engine.evaluation import Evaluation
 from engine.patterns import compiled
 from engine.kinds import KINDS
-from engine.players import is_path
+from engine.players import DEFAULT_PHASE_MOVE, is_path
 from ga.analysis.stats import MatchSummary
 from ga.config import Config
 from ga.games.executor import Batch, opponent_spec, play_here
@@ -216,8 +216,8 @@ def evaluate_player(
     progress = progress or EvaluationProgress()
     if protocol == "ladder":
         return ladder(_table_of(spec, weights), opponents, games, depths=depths or LADDER_DEPTHS, seed=seed,
-                      workers=workers, phase_move=spec.phase_move, end=end, records=records,
-                      label=label or "evaluated", progress=progress)
+                      workers=workers, phase_move=DEFAULT_PHASE_MOVE if spec.phase_move is None else spec.phase_move,
+                      end=end, records=records, label=label or "evaluated", progress=progress)
     player = build_player(spec, weights, load_weights=load_evaluation)
     if protocol == "eu":
         return [_expected_utility(player, games, seed, workers, records, label or str(spec), progress)]
@@ -370,7 +370,8 @@ def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | Evaluation | 
     if isinstance(weights, Evaluation):
         return weights
     if weights is not None:
-        return Evaluation(tuple(float(w) for w in weights), phase_move=spec.phase_move)
+        return Evaluation(tuple(float(w) for w in weights),
+                          phase_move=DEFAULT_PHASE_MOVE if spec.phase_move is None else spec.phase_move)
     if spec.table is None:
         raise ValueError(f"the ladder protocol plays a weights table at every depth; {spec} has none "
                          "(give a table, a weights file or a run directory)")

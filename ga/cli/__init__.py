@@ -42,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         code = cli.main(args=argv, prog_name=errors.PROG, standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as abort:
+        if isinstance(abort.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort: it is still Ctrl-C
+            click.echo(f"{errors.PROG}: interrupted", err=True)
+            return errors.EXIT_INTERRUPTED
         click.echo("Aborted.", err=True)
         return 1
     except click.exceptions.Exit as exit_:
@@ -56,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         error.show()
         return error.exit_code
     except KeyboardInterrupt:
-        click.echo("interrupted; the last checkpoint is intact (othello-ga resume RUN_DIR continues)", err=True)
+        click.echo(f"{errors.PROG}: interrupted", err=True)
         return errors.EXIT_INTERRUPTED
     except BrokenPipeError:
         return errors.quiet_broken_pipe()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from engine.evaluation import Evaluation
 from ga.cli.errors import Command
 
 __all__ = ["bench", "tool_command"]
@@ -76,7 +77,18 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
 FFO_SOURCE = "Edax's repository, folder problem/: fforum-1-19.obf, fforum-20-39.obf, fforum-40-59.obf"
 
 
-GROUP_CHOICES = ("engine", "search", "endgame", "loop")
+def _network(source: str) -> Evaluation:
+    """Returns the evaluation ``--network`` names, which must hold a pattern network."""
+    from ga.rundir.resolve import resolve_weights
+
+    evaluation, _ = resolve_weights(source)
+    if not isinstance(evaluation, Evaluation) or evaluation.patterns is None:
+        raise ValueError(f"--network {source!r} has no pattern network; give an evaluation with one (import a "
+                         "published network with othello-ga export FILE.player --colours ... --format json)")
+    return evaluation
+
+
+GROUP_CHOICES = ("engine", "search", "patterns", "endgame", "loop")
 
 
 @click.command(cls=Command)
@@ -84,18 +96,25 @@ GROUP_CHOICES = ("engine", "search", "endgame", "loop")
 @click.option("--repeat", type=click.IntRange(min=1), default=None,
               help="Runs per measurement [default: 5; with --quick, 5 but 1 whole run].")
 @click.option("--only", "groups", type=click.Choice(GROUP_CHOICES), multiple=True,
-              help="Only these rows (repeat for several): engine (perft, games), search, endgame, loop.")
+              help="Only these rows (repeat for several): engine (perft, games), search, patterns, endgame, loop.")
 @click.option("--ffo", "ffo", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
               metavar="FILE", help=f"FFO endgame positions for the endgame rows (repeat for several files, in "
                                    f"order): {FFO_SOURCE}.")
-def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[Path, ...]) -> None:
-    """Measure the engine (perft, games per second, the alpha-beta search against the plain one, the exact
-    endgame on generated and FFO positions) and the loop's cost (a whole seed2021.toml run against its games
-    played in one batch plus start-up); medians."""
+@click.option("--network", "network_source", default=None, metavar="EVALUATION",
+              help="An evaluation with a pattern network (an evaluation file, e.g. an imported published network) "
+                   "for the pattern rows: its self-play games/s at 1 ply and alphabeta:4 against heuristic's table.")
+def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[Path, ...],
+          network_source: str | None) -> None:
+    """Measure the engine (perft, games per second, the alpha-beta search against the plain one, a pattern
+    network against a table, the exact endgame on generated and FFO positions) and the loop's cost (a whole
+    seed2021.toml run against its games played in one batch plus start-up); medians."""
     from ga.analysis.bench import HEADER, loop_overhead, machine_load, measure, ratios, read_ffo, row
+    from ga.files import check_stdout
     from ga.games.executor import all_cores
 
+    check_stdout("bench prints its measurements there; redirect it to a file")
     chosen = groups or GROUP_CHOICES
+    network = _network(network_source) if network_source is not None else None
     positions = read_ffo(ffo)  # read before anything is measured: a bad file is named at once
     # A whole run starts a process and draws figures: at --quick's 20 generations, once is most of the time.
     whole_runs = repeat or (1 if quick else 5)
@@ -103,9 +122,11 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
     click.echo(machine_load(os.getloadavg()[0], all_cores()))
     click.echo(HEADER)
     results = []
-    for measurement in measure(quick=quick, repeat=repeat, groups=chosen, ffo=positions):  # each row when measured
+    for measurement in measure(quick=quick, repeat=repeat, groups=chosen, ffo=positions, network=network):
         click.echo(row(measurement))
         results.append(measurement)
+    if "patterns" in chosen and network is None:
+        click.echo("(the pattern rows need --network EVALUATION: an evaluation with a pattern network)")
     if "endgame" in chosen and not positions:
         click.echo("(the FFO endgame rows need the positions: --ffo fforum-1-19.obf --ffo fforum-20-39.obf, "
                    "from Edax's repository, folder problem/)")

@@ -20,7 +20,7 @@ from ga.analysis.evaluation import (
 )
 from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import note_if_live
+from ga.cli.outputs import note_if_live, output_path
 from ga.config import ConfigError
 from ga.files import Output, check_stdout
 from ga.games.executor import all_cores
@@ -56,7 +56,7 @@ CSV_COLUMNS = (
               help="ladder: the depths, e.g. 1-4 (the default) or 2,4.")
 @click.option("--end", type=click.IntRange(0, 60), default=0, show_default=True,
               help="ladder: both sides solve the last N empty squares exactly (end=N); 0: never.")
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
+@click.option("--csv", "csv_path", type=click.Path(), callback=output_path, default=None,
               help="Also write the rows to this CSV file.")
 @click.option("--save-games", "games_path", type=click.Path(path_type=Path), default=None,
               help="Also write every game played to this file, one GGF record a line (replayed: twice the time).")

@@ -1,4 +1,5 @@
-"""The export command: a weight table, or an evaluation with features, in the format of the user's own engine."""
+"""The export command: a weight table, or an evaluation with features or a pattern network, in the format of the
+user's own engine; and the import of a published n-tuple network (a .player file)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ from pathlib import Path
 import click
 
 from engine.evaluation import Evaluation
+from engine.patterns import COLOURS
 from ga.cli.errors import Command, warn
-from ga.cli.outputs import emit_warnings, note_if_live
+from ga.cli.outputs import emit_warnings, note_if_live, output_path
 from ga.rundir.resolve import WHICH, resolve_weights, run_phase_move
 from ga.files import STDOUT, Output
+from ga.ntuple_format import read_player
 from ga.weights import (
     EVALUATION_NAME,
     FORMAT_BY_SUFFIX,
     FORMATS,
+    PLAYER_SUFFIX,
     evaluation_npy_bytes,
     format_evaluation,
     format_weights,
@@ -23,12 +27,15 @@ from ga.weights import (
     parse_weights,
 )
 
+#: What export writes: every weights format, and the published n-tuple networks' (``player``).
+EXPORT_FORMATS = (*FORMATS, "player")
+
 __all__ = ["export"]
 
 
 @click.command(cls=Command)
 @click.argument("source")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), required=True, help="Output format.")
 @click.option("--which", type=click.Choice(WHICH), default="best", show_default=True,
               help="Table of a run directory: best_weights.csv, mean_weights.csv or (refined runs) "
                    "ga_best_weights.csv; of 'reference': strong (= best) or seed2021.")
@@ -37,14 +44,17 @@ __all__ = ["export"]
 @click.option("--round", "round_", is_flag=True, help="Round to integers (after --scale).")
 @click.option("--name", default=None,
               help=f"Variable name in c and python [default: weights; an evaluation's: {EVALUATION_NAME}].")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+@click.option("-o", "--output", type=click.Path(), callback=output_path, default=None,
               help="File to write, - for standard output [default: stdout; npy needs -o].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
+@click.option("--colours", type=click.Choice(COLOURS), default=None,
+              help="A .player SOURCE's colour convention (required for one, refused otherwise): invert, white swaps "
+                   "every disc's colour and plays as black; negate, white minimises black's value.")
 def export(
     source: str, fmt: str, which: str, scale: float | None, round_: bool, name: str | None,
-    output: Path | None, force: bool,
+    output: Path | None, force: bool, colours: str | None,
 ) -> None:
-    """Write a weight table or an evaluation as csv, json, npy, markdown, c or python.
+    """Write a weight table or an evaluation as csv, json, npy, markdown, c, python or player.
 
     SOURCE is a run directory (its best or mean table), a weights file or a
     built-in table name (heuristic, classic, disc, lr06, sjk11, reference,
@@ -56,11 +66,34 @@ def export(
     c and python compute it, features included, from two bitboards. Every
     format keeps every digit but markdown, which rounds its cells for reading
     (4 significant digits of the largest weight).
+
+    A published n-tuple network (a .player file of the Othello League) is
+    imported with its colour convention, which the file does not hold:
+    export FILE.player --colours invert|negate --format json -o OUT.json; OUT.json
+    then plays wherever an evaluation is taken (wpc:1@OUT.json). --format player
+    writes the published format back (a pattern network, its square weights as
+    1-tuples; no features).
     """
-    weights, description = resolve_weights(source, which)
+    if Path(source).suffix.lower() == PLAYER_SUFFIX:
+        if colours is None:
+            raise ValueError(f"'{source}' is a published n-tuple network: say its colour convention with --colours "
+                             "invert (white plays the colour-swapped board as black) or --colours negate (white "
+                             "minimises black's value); the network's README or paper says which")
+        if which != "best":
+            raise ValueError(f"--which selects a table of a run directory; '{source}' is a single network (leave "
+                             "--which out)")
+        description = f"{source}, colours {colours}"
+        weights = Evaluation((0.0,) * 64, patterns=read_player(source, colours), source=description)
+    elif colours is not None:
+        raise ValueError(f"--colours is the colour convention of a .player network; '{source}' is not one "
+                         "(leave --colours out)")
+    else:
+        weights, description = resolve_weights(source, which)
     run_dir = Path(source) if Path(source).is_dir() else None
     note_if_live(run_dir)
     evaluation = weights if isinstance(weights, Evaluation) else None
+    if fmt == "player" and evaluation is None:
+        evaluation = Evaluation(tuple(float(w) for w in weights), source=description)
     # An evaluation carries its switch move in every format; a table's comes from its run.
     phase_move = run_phase_move(run_dir) if run_dir is not None and evaluation is None else None
     if fmt == "npy" and output is None:
@@ -96,9 +129,14 @@ def export(
             warn(f"a two-phase table: its first 64 weights apply before move {phase_move} (phase_move: discs on "
                  "the board minus 4), the last 64 from it on")
         target.write(payload)
+    if fmt == "player":
+        # The file cannot say which side its "black" is for white: the user must say it again when importing.
+        colours = evaluation.patterns.colours if evaluation.patterns is not None else "invert"
+        warn(f"the published format does not hold the colour convention: this network plays by {colours}; import it "
+             f"with --colours {colours}")
     if to_stdout:
         return  # standard output carries the table alone
-    if implied is None:
+    if implied is None and fmt != "player":
         loader = "load_weights" if evaluation is None else "load_evaluation"
         warn(f"'{output}' has no weights suffix; read it back with {loader}(path, fmt={fmt!r})")
     click.echo(f"wrote {output} ({fmt}, from {description})")

@@ -11,7 +11,7 @@ import click
 
 from ga.analysis.summary import summarize_run
 from ga.cli.errors import Command
-from ga.cli.outputs import emit_warnings, figures_not_drawn, note_if_live
+from ga.cli.outputs import emit_warnings, figures_not_drawn, note_if_live, output_path
 from ga.files import STDOUT, Output, check_stdout, write_output
 from ga.rundir.layout import PLOTS, check_no_links, check_run_dir
 from ga.rundir.reader import read_generations
@@ -51,7 +51,7 @@ def plot(run_dir: Path, fmt: str) -> None:
 
 @click.command(cls=Command)
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RUN_DIR...")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+@click.option("-o", "--output", type=click.Path(), callback=output_path, default=None,
               help="Image file to write, exactly this path; - for standard output [default: compare.FORMAT in the "
                    "folder that holds the runs].")
 @click.option("--format", "fmt", type=click.Choice(PLOT_FORMATS), default=None,

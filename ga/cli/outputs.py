@@ -5,15 +5,29 @@ Where they write is checked by :class:`ga.files.Output` before any work, so that
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+
+import click
 
 from ga.cli.errors import warn
 from ga.rundir.lock import holder
 from ga.rundir.reader import writes_games
 
-__all__ = ["emit_warnings", "figures_not_drawn", "note_if_live"]
+__all__ = ["emit_warnings", "figures_not_drawn", "note_if_live", "output_path"]
+
+
+def output_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """A click callback for an output a user names: its path, refused when it ends with / (it names a directory;
+    ``Path`` would drop the slash, and 'new.csv/' wrote new.csv)."""
+    if value is None:
+        return None
+    if value.endswith(os.sep):
+        raise click.BadParameter(f"cannot write '{value}': it names a directory (it ends with {os.sep}); name a file",
+                                 ctx=ctx, param=param)
+    return Path(value)
 
 
 def emit_warnings(caught: Sequence[warnings.WarningMessage]) -> None:

@@ -64,6 +64,10 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
         click.echo(f"finished {result.generations_done} generations in {summary}; results in {result.run_dir}{plots}")
         if drawn and figures_not_drawn(result.run_dir):
             click.echo(figures_not_drawn(result.run_dir))
+    elif not os.path.lexists(result.run_dir / CHECKPOINT):  # stopped before its first generation was done
+        click.echo(f"stopped during {result.stopped_in}; '{result.run_dir}' holds nothing to resume: remove it and "
+                   "run evolve again", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
     else:
         click.echo(
             f"stopped during {result.stopped_in} (checkpoint saved); "
@@ -97,6 +101,15 @@ def _run_on(start: Any) -> Any:
     cluster's; a full disk) how to continue it."""
     try:
         return start()
+    except KeyboardInterrupt as error:  # a second Ctrl-C: stopped at once
+        run_dir = getattr(error, "run_dir", None)
+        if run_dir is None:
+            raise
+        saved = (f"the last checkpoint is intact; continue with: othello-ga resume {run_dir}"
+                 if os.path.lexists(run_dir / CHECKPOINT) else
+                 f"no generation was finished, so '{run_dir}' holds nothing to resume: remove it and run evolve again")
+        click.echo(f"interrupted; {saved}", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except (WorkersLost, OSError) as error:
         run_dir = getattr(error, "run_dir", None)
         if run_dir is None:

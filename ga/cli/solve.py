@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import os
 import re
 import sys
 import threading
@@ -17,8 +18,9 @@ import click
 from engine import Board
 from engine.board import square_name
 from engine.endgame import MOVES, EndgameSolver, Solution, check_solvable
+from ga.cli.outputs import output_path
 from ga.cli.errors import EXIT_INTERRUPTED, PROG, Command
-from ga.files import STDOUT, FileRefused, Output, read_regular
+from ga.files import STDOUT, FileRefused, Output, check_stdout, read_regular
 from ga.ggf import GGFError, read_records
 
 __all__ = ["CSV_COLUMNS", "MAX_EMPTIES", "read_positions", "solve"]
@@ -36,7 +38,7 @@ _BOARD_CHARS = frozenset("XxOo*-.")
 @click.argument("positions", nargs=-1, required=True, metavar="POSITION_OR_FILE...")
 @click.option("--moves", type=click.Choice(MOVES), default="best", show_default=True,
               help="best: the value and every best move; all: also the exact value of every move (slower).")
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
+@click.option("--csv", "csv_path", type=click.Path(), callback=output_path, default=None,
               help="Also write one row per position to this CSV file ('-' for standard output).")
 @click.option("--force", is_flag=True, help="Replace an existing --csv file.")
 @click.option("--max-empties", type=click.IntRange(1, 60), default=MAX_EMPTIES, show_default=True,
@@ -51,6 +53,7 @@ def solve(positions: tuple[str, ...], moves: str, csv_path: Path | None, force: 
     record a line) gives the position at its end. Empty squares of a finished game count for its
     winner, as in the published scores. One row per position, then a total.
     """
+    check_stdout("solve prints its results there; give --csv FILE and redirect the rest, or leave it open")
     boards = list(_gather(positions))
     for where, board in boards:
         try:
@@ -99,13 +102,34 @@ def _gather(arguments: Sequence[str]) -> Iterator[tuple[str, Board]]:
             index += 1
         index += 1
         if text == STDOUT:  # the same '-' names standard input here
-            yield from read_positions(sys.stdin.read(), "standard input")
+            yield from read_positions(_read_stdin(), "standard input")
         elif _is_game_record(text):
             yield from _final_positions(text, "game record")
-        elif _looks_like_position(text):
+        elif _looks_like_position(text) and not os.path.lexists(text):  # a file of that name is read as a file
             yield f"position {text!r}", _board(text, f"position {text!r}")
         else:
             yield from read_positions(_read_file(text), text)
+
+
+def _read_stdin() -> str:
+    """Returns the positions on standard input: text of at most MAX_FILE_BYTES (an endless stream is refused
+    once it holds more, not read until memory runs out)."""
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise ValueError("standard input is closed; give positions as arguments or a file, or pipe them to -")
+    buffer = getattr(stream, "buffer", None)
+    try:
+        data = buffer.read(MAX_FILE_BYTES + 1) if buffer is not None else stream.read(MAX_FILE_BYTES + 1).encode()
+    except OSError as error:
+        raise ValueError(f"cannot read standard input: {error.strerror or error} (a directory or a closed "
+                         "stream?); give positions as arguments or a file") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"standard input holds more than {MAX_FILE_BYTES // 2**20} MiB, more than a positions file "
+                         "(one position a line, about 250,000 positions); give fewer positions")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"standard input is not text of positions (byte {error.start} is not UTF-8)") from None
 
 
 def _looks_like_board(text: str) -> bool:
@@ -180,7 +204,7 @@ def _read_file(name: str) -> str:
     except OSError as error:
         raise ValueError(f"cannot read '{name}': {error.strerror or error}") from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark, as some editors save files
     except UnicodeDecodeError as error:
         raise ValueError(f"'{name}' is not a text file of positions (byte {error.start} is not UTF-8)") from None
 

@@ -36,14 +36,14 @@ def study(study_path: Path, out: Path | None, jobs: int, dask: str | None, seeds
     """
     from ga.config import config_to_dict, config_from_dict
     from ga.evolution.run import timestamped_dir
-    from ga.study.layout import STUDY, is_study_dir
+    from ga.study.layout import is_study_dir
     from ga.study.runner import run_study
-    from ga.study.schema import StudyError, load_study
+    from ga.study.schema import StudyError, load_saved_study, load_study
 
     if is_study_dir(study_path):
         if out is not None and out.resolve() != study_path.resolve():
             raise StudyError(f"'{study_path}' is a study directory, which continues where it is; drop --out {out}")
-        loaded = load_study(study_path / STUDY, seeds=seeds, generations=generations)
+        loaded = load_saved_study(study_path, seeds=seeds, generations=generations)
         study_dir = study_path
     else:
         loaded = load_study(study_path, seeds=seeds, generations=generations)

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 from deap import tools
 
+from engine import Interrupted, in_engine_work, stop_work
+
 from ga.config import Config, result_settings, table_digests
 from ga.evolution import fitness, operators, tournament
 from ga.evolution.genome import expand, table_length
@@ -57,7 +59,9 @@ ProgressFactory = Callable[[Stage], Any]
 
 
 class StopRequest:
-    """Turns SIGINT/SIGTERM into a request to stop after the current generation."""
+    """Turns SIGINT/SIGTERM into a request to stop: after the current generation, or at once if the engine is
+    playing its games when the signal is handled (they are void then, and the run keeps its last whole
+    generation)."""
 
     def __init__(self) -> None:
         self.signal: int | None = None
@@ -66,6 +70,11 @@ class StopRequest:
         if self.signal is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # a second Ctrl-C stops at once; the checkpoint is intact
         self.signal = signum
+        # Caught while the engine plays (its own look at the signals), the games being played stop between two
+        # moves (engine.Interrupted) and are void: a generation of long games (deep searches, exact endgames)
+        # would otherwise hold the stop for minutes. Caught between them, the generation is finished and saved.
+        if in_engine_work():
+            stop_work()
 
     @contextmanager
     def installed(self) -> Iterator[StopRequest]:
@@ -92,22 +101,38 @@ class PendingSave:
     the checkpoint it wrote (None without one, or when already done).
     """
 
-    def __init__(self, finish: Callable[[], tuple[dict[str, Any], Checkpoint | None]], writer: RunWriter,
+    def __init__(self, finish: Callable[[], tuple[dict[str, Any], Checkpoint, bool]], writer: RunWriter,
                  result: fitness.Generation, bar: Any = None):
         self.finish, self.writer, self.result, self.bar = finish, writer, result, bar
         self.written = False
+        self.done: int | None = None  # the generations its checkpoint covers (None: it wrote none)
+        self.unsaved: Checkpoint | None = None  # the checkpoint it made but did not write (not due yet)
+
+    def save_now(self) -> int | None:
+        """Writes the checkpoint it made but did not write (the next generation was stopped); returns the
+        generations done by its checkpoint."""
+        self()
+        checkpoint, self.unsaved = self.unsaved, None
+        if checkpoint is not None:
+            checkpoint.csv_bytes = self.writer.csv_bytes()
+            self.writer.write_checkpoint(checkpoint)
+            self.done = checkpoint.generation + 1
+        return self.done
 
     def __call__(self) -> int | None:
         if self.written:
-            return None
+            return self.done
         self.written = True
-        record, checkpoint = self.finish()
+        record, checkpoint, due = self.finish()
         self.writer.append_generation(record, self.result.game_log)
         done = None
+        if not due:
+            self.unsaved, checkpoint = checkpoint, None
         if checkpoint is not None:
             checkpoint.csv_bytes = self.writer.csv_bytes()
             self.writer.write_checkpoint(checkpoint)
             done = checkpoint.generation + 1
+        self.done = done
         if self.bar is not None:
             self.bar.update(record)
         return done
@@ -207,10 +232,18 @@ class GenerationLoop:
                         random.seed(derive_seed(seed, Stream.VARIATION, generation))
                         population = breed(population, toolbox, config)
                 bred = time.perf_counter()
-                result = fitness.evaluate_generation(
-                    population, generation, config, champions, self.game_map, costs,
-                    while_playing=self._while_playing(pending, generation, len(champions)),
-                    plan=self._plan(generation, len(population), len(champions)))
+                try:
+                    result = fitness.evaluate_generation(
+                        population, generation, config, champions, self.game_map, costs,
+                        while_playing=self._while_playing(pending, generation, len(champions)),
+                        plan=self._plan(generation, len(population), len(champions)))
+                except Interrupted:
+                    if self.stop.signal is None:
+                        raise
+                    # Stopped while its games were played: the generation is void, the last checkpoint stands.
+                    if pending is not None:
+                        done = pending.save_now() or done
+                    break
                 if pending is not None:
                     done = pending() or done
                 evaluated = time.perf_counter()
@@ -274,7 +307,7 @@ class GenerationLoop:
     def _bookkeeping(self, generation: int, population: list[Any], result: fitness.Generation,
                      timings: dict[str, float], hall_of_fame: tools.HallOfFame, logbook: tools.Logbook,
                      champions: list[list[float]], games_played: int, elapsed: float,
-                     ) -> Callable[[], tuple[dict[str, Any], Checkpoint | None]]:
+                     ) -> Callable[[], tuple[dict[str, Any], Checkpoint, bool]]:
         """Returns what completes ``generation``'s record and makes its checkpoint if one is due.
 
         The lists it is given are never changed afterwards: breeding and the
@@ -283,7 +316,7 @@ class GenerationLoop:
         config = self.config
         total = config.experiment.generations
 
-        def finish() -> tuple[dict[str, Any], Checkpoint | None]:
+        def finish() -> tuple[dict[str, Any], Checkpoint, bool]:
             hall_of_fame.update(population)
             genes = result.genes
             full = result.record | fitness_statistics(population)
@@ -295,9 +328,10 @@ class GenerationLoop:
             # (a rename costs more than a small generation); always at the end and on a signal.
             due = (generation + 1) % config.output.checkpoint_every == 0 and (
                 time.perf_counter() - self._last_checkpoint >= config.output.checkpoint_seconds)
-            if not (due or generation + 1 == total or self.stop.signal):
-                return full, None
-            self._last_checkpoint = time.perf_counter()
+            due = bool(due or generation + 1 == total or self.stop.signal)
+            if due:
+                self._last_checkpoint = time.perf_counter()
+            # Made even when not due: a stop during the next generation's games writes it (see save_now).
             return full, Checkpoint(
                 generation=generation,
                 population=genes,
@@ -312,7 +346,7 @@ class GenerationLoop:
                 csv_bytes={},
                 settings=self.settings,
                 tables=self.tables,
-            )
+            ), due
 
         return finish
 

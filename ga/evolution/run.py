@@ -123,8 +123,8 @@ def run(
     except BaseException as error:
         if started and lock is not None and lock.held:  # only a run directory this process holds is marked
             _mark_stopped(run_dir, error)
-        if started and isinstance(error, OSError) and not hasattr(error, "run_dir"):
-            error.run_dir = run_dir  # type: ignore[attr-defined]  # a full disk: where the run can continue from
+        if started and isinstance(error, (OSError, KeyboardInterrupt)) and not hasattr(error, "run_dir"):
+            error.run_dir = run_dir  # type: ignore[attr-defined]  # a full disk, Ctrl-C: where the run can continue
         raise
     finally:
         if owned is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 import gc
 import logging
+import os
 import re
 import socket
 import time
@@ -43,6 +44,9 @@ _POLL_S = 1.0
 # How long a map waits after submitting before returning to its caller (see cluster_map).
 DISPATCH_S = 0.003
 _LOCAL = re.compile(r"local(?::(\d+))?")
+#: The most workers a ``local:N`` cluster may start, per core: each is a thread (or a process) playing games,
+#: and many more than the cores only wait (``local:100000`` sat silent while it started them).
+MAX_LOCAL_WORKERS_PER_CORE = 4
 
 INSTALL_HINT = 'the dask backend needs dask.distributed: pip install "othello-ga[dask]"'
 
@@ -204,6 +208,10 @@ def connect(address: str, workers: int, *, timeout: float | None = None) -> Iter
         raise ClusterUnavailable(INSTALL_HINT) from error
     timeout = _connect_timeout_s if timeout is None else timeout
     local = local_workers(address)
+    most = MAX_LOCAL_WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if local is not None and local > most:
+        raise ClusterUnavailable(f"'{address.strip()}' asks for {local:,} local Dask workers, more than this machine "
+                                 f"runs ({most:,}: {MAX_LOCAL_WORKERS_PER_CORE} a core); give at most local:{most}")
     if local is None and address.strip().startswith("tls://") and not _tls_configured():
         raise ClusterUnavailable(f"the Dask scheduler at '{address}' speaks TLS: give --dask-tls-ca and "
                                  "--dask-tls-cert (and --dask-tls-key if the key is separate)")

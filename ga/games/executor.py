@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import Player, PlayerSpec, build_player, parse_spec
+from engine import Player, PlayerSpec, build_player, parse_spec, stop_work
 from engine._patterns import PatternTables
 from engine._players import SharedPlan, play_plan
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
@@ -166,33 +166,45 @@ def play_batch(batch: Batch, map_function: Callable[..., Iterable[Any]], parts: 
         parts = 1  # too small to gain from threads (see SHARE_MIN_SECONDS)
     if shared:
         games = shared_plan(batch)
-        started = threading.Semaphore(0)
-        results = map_function(_start_share, [games] * (parts - 1), [started] * (parts - 1))  # submits at once
-        # Once in the engine a pool thread plays without the GIL; until then it needs the GIL that this
-        # thread's own work would hold. So this thread plays, a game at a time (which frees the GIL),
-        # until the pool threads have started.
-        waiting = parts - 1 if while_playing is not None else 0
-        while waiting and games.play(1):
-            while waiting and started.acquire(blocking=False):
-                waiting -= 1
-    else:
-        pieces = [dataclasses.replace(batch, plan=part) for part in split(batch.plan, parts, costs)]
-        results = map_function(play, pieces)
+        try:
+            return _play_shared(games, map_function, parts, while_playing)
+        except BaseException:
+            # Ctrl-C here (or a failure) ends the batch: the pool's threads take no more games and stop the one
+            # they play, rather than play the rest of a generation that is void.
+            games.abandon()
+            stop_work()
+            raise
+    pieces = [dataclasses.replace(batch, plan=part) for part in split(batch.plan, parts, costs)]
+    results = map_function(play, pieces)
     if while_playing is not None:
         while_playing()
-    if shared:
-        # A few games at a time: between calls Python runs its signal handlers
-        # (a second Ctrl-C must not wait for the rest of a long generation).
-        while games.play(SHARE_CHUNK):
-            pass
+    return np.concatenate(list(results))  # a cluster's map says itself what was lost (ga.games.cluster.ClusterLost)
+
+
+def _play_shared(games: SharedPlan, map_function: Callable[..., Iterable[Any]], parts: int,
+                 while_playing: Callable[[], None] | None) -> np.ndarray:
+    """Plays a shared plan on ``parts`` threads, this one included (see :func:`play_batch`)."""
+    started = threading.Semaphore(0)
+    results = map_function(_start_share, [games] * (parts - 1), [started] * (parts - 1))  # submits at once
+    # Once in the engine a pool thread plays without the GIL; until then it needs the GIL that this
+    # thread's own work would hold. So this thread plays, a game at a time (which frees the GIL),
+    # until the pool threads have started.
+    waiting = parts - 1 if while_playing is not None else 0
+    while waiting and games.play(1):
+        while waiting and started.acquire(blocking=False):
+            waiting -= 1
+    if while_playing is not None:
+        while_playing()
+    # A few games at a time: between calls Python runs its signal handlers (the engine also runs them
+    # within long games).
+    while games.play(SHARE_CHUNK):
+        pass
     try:
-        played = list(results)
-    except Exception as error:
-        if not shared:
-            raise  # a cluster's map says itself what was lost (ga.games.cluster.ClusterLost)
+        list(results)
+    except Exception as error:  # not Interrupted (a KeyboardInterrupt): a stop is no lost worker
         detail = " ".join(f"{type(error).__name__}: {error}".split())
         raise WorkersLost(f"a worker thread failed during a generation ({detail})") from error
-    return games.result if shared else np.concatenate(played)
+    return games.result
 
 
 @contextmanager

@@ -136,10 +136,10 @@ def check_no_links(run_dir: Path, names: Sequence[str] = WRITTEN) -> None:
             raise RunDirError(f"'{path}' {problem}")
 
 
-def file_problem(path: Path) -> str:
+def file_problem(path: Path, holder: str = "a run directory") -> str:
     """Returns why the tool must not write the run file at ``path`` ("" if it may: missing, a plain file or folder).
 
-    The text completes a sentence that starts with the path.
+    The text completes a sentence that starts with the path; ``holder`` names what holds it.
     """
     try:
         info = os.lstat(path)
@@ -148,12 +148,12 @@ def file_problem(path: Path) -> str:
     except OSError as error:
         return f"cannot be examined ({error.strerror})"
     if stat.S_ISLNK(info.st_mode):
-        return ("is a symbolic link; a run directory holds plain files only (the tool would write through it): "
+        return (f"is a symbolic link; {holder} holds plain files only (the tool would write through it): "
                 "replace the link with the file it points to, or remove it")
     if stat.S_ISDIR(info.st_mode):
         return ""
     if not stat.S_ISREG(info.st_mode):
-        return (f"is not a regular file ({file_kind(info.st_mode)}); a run directory holds plain files only: "
+        return (f"is not a regular file ({file_kind(info.st_mode)}); {holder} holds plain files only: "
                 "remove it, or restore the run from a copy")
     if info.st_nlink > 1:
         return (f"is a hard link (the file has {info.st_nlink} names; the tool would change the others too): "

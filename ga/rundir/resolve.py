@@ -142,7 +142,7 @@ def run_player(run_dir: Path, which: str = "best", *, one_ply: bool = False, dee
         spec = dataclasses.replace(spec, depth=max(config.fitness.depths))
     if one_ply or spec.kind != "alphabeta" and spec.depth == 1:
         spec = parse_spec("wpc:1")
-    phase = config.population.phase_move if config.population.genome == "phase" else 40
+    phase = config.population.phase_move if config.population.genome == "phase" else None
     return str(dataclasses.replace(spec, table=str(table), phase_move=phase))
 
 

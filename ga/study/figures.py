@@ -79,10 +79,9 @@ def config_curves(study: Study, study_dir: Path, window: int | None = None) -> d
 def study_curves(study_dir: Path, window: int | None = None) -> list[tuple[str, pd.DataFrame]]:
     """Returns a study directory's config curves (:func:`config_curves`), each labelled
     "study: config (n runs, mean of W gen)"."""
-    from ga.study.layout import STUDY
-    from ga.study.schema import load_study
+    from ga.study.schema import load_saved_study
 
-    study = load_study(Path(study_dir) / STUDY)
+    study = load_saved_study(study_dir)
     return [(f"{study.name}: {label} ({int(curve['n'].max())} runs, mean of {int(curve['window'].iloc[0])} gen)",
              curve) for label, curve in config_curves(study, Path(study_dir), window).items()]
 

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 __all__ = [
-    "CONFIGS", "FIGURES", "PLOTS", "RUNS", "SCORES", "STUDY", "STUDY_CSV", "STUDY_FILES", "SUMMARY_CSV", "SUMMARY_MD",
-    "check_label", "config_file", "is_study_dir", "run_dir", "run_name", "scores_file",
+    "CONFIGS", "FIGURES", "PLOTS", "RUNS", "RUN_COLUMNS", "SCORES", "STUDY", "STUDY_CSV", "STUDY_FILES", "SUMMARY_CSV", "SUMMARY_MD",
+    "check_label", "check_name", "config_file", "is_study_dir", "run_dir", "run_name", "scores_file",
 ]
 
 STUDY = "study.toml"  # the study as it runs: seeds resolved, each config a file under configs/
@@ -25,6 +25,8 @@ STUDY_CSV = "study.csv"
 SUMMARY_MD = "summary.md"
 SUMMARY_CSV = "summary.csv"
 PLOTS = "plots"
+#: study.csv's columns before the keys and the scores: a measure may not take one of these names.
+RUN_COLUMNS = ("config", "seed", "status", "generations", "games", "wall_s")
 
 #: What each file of a study directory holds, in the order they are listed.
 STUDY_FILES: dict[str, str] = {
@@ -50,6 +52,15 @@ def check_label(label: str) -> str | None:
         return None
     return (f"must be 1-100 letters, digits or . _ = , + - (starting with a letter or digit), got {label!r}; "
             "it names the config's run directories")
+
+
+def check_name(name: str) -> str | None:
+    """Returns why ``name`` cannot name a study (its directory is ``results/<name>-<time>``), or None."""
+    if (not name or len(name) > 100 or name in (".", "..") or "/" in name or "\\" in name
+            or any(not char.isprintable() for char in name)):
+        return (f"must be 1-100 printable characters without / or \\ (it names the study's directory in results/), "
+                f"got {name!r}")
+    return None
 
 
 def run_name(label: str, seed: int) -> str:

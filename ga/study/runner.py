@@ -19,13 +19,15 @@ scoring between two measures, and the study is left resumable.
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
 import contextlib
+import hashlib
 import json
 import multiprocessing
 import os
-import shutil
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,23 +37,31 @@ from pathlib import Path
 import numpy as np
 from typing import Any
 
+from engine import Interrupted, stop_work
+
 from ga.analysis.stats import MatchSummary
 from ga.config import Config, config_to_dict, config_from_dict
 from ga.evolution.run import StopRequest, evolve, resume
-from ga.files import atomic_write
-from ga.games.executor import all_cores
-from ga.rundir.layout import BEST, CHECKPOINT, MEAN
+from ga.analysis.evaluation import MAX_GAMES
+from ga.files import atomic_write, read_regular
+from ga.games.executor import WorkersLost, all_cores
+from ga.rundir.layout import BEST, CHECKPOINT, CONFIG, GAMES, GENERATIONS, LOCK, MANIFEST, MEAN, file_problem
 from ga.rundir.lock import RunLock
 from ga.rundir.manifest import read_manifest
 from ga.rundir.reader import read_evaluation
-from ga.study.layout import CONFIGS, RUNS, SCORES, STUDY, is_study_dir, run_dir, scores_file
+from ga.study.layout import CONFIGS, RUNS, SCORES, STUDY, config_file, is_study_dir, run_dir, scores_file
 from ga.study.measures import Measure, score
-from ga.study.schema import Study, StudyError, load_study, study_toml
+from ga.study.schema import Study, StudyError, load_saved_study, study_toml
 
 __all__ = ["RunJob", "RunOutcome", "StudyResult", "open_study", "play_run", "read_scores", "run_study", "run_state"]
 
 # How often the study looks at its tasks and at a request to stop (seconds).
 _POLL_S = 0.2
+# A scores file: its checksum's field, its size at most, and the most games a score counts (a measure's games
+# per opponent, twice for eu's two colours).
+_SHA256 = "sha256"
+_MAX_SCORES_BYTES = 16 * 2**20
+_MOST_GAMES = 2 * MAX_GAMES
 
 
 @dataclass(frozen=True)
@@ -95,15 +105,49 @@ class StudyResult:
 # --- one run --------------------------------------------------------------------------------------
 
 
+#: What a run writes before its first checkpoint: all that a run begun and stopped then may hold, and so all that
+#: is removed when it starts again.
+BEGUN_FILES = (CONFIG, MANIFEST, GENERATIONS, GAMES, LOCK)
+
+
 def run_state(path: Path, config: Config) -> str:
-    """Returns where a study's run stands: "new", "restart" (begun, nothing to resume), "resume" or "finished"."""
-    if not path.exists():
+    """Returns where a study's run stands: "new", "restart" (begun, nothing to resume), "resume" or "finished".
+
+    :raises StudyError: the run's directory holds what a study's run never holds, which would be lost by
+        starting it again (a link, a checkpoint that is no regular file, a file of the user's).
+    """
+    if not os.path.lexists(path):
         return "new"
-    if not (path / CHECKPOINT).is_file():
+    problem = file_problem(path) if path.is_symlink() or not path.is_dir() else ""
+    if problem or not path.is_dir():
+        raise StudyError(f"the study's run directory '{path}' {problem or 'is not a directory'}; move it away "
+                         "(the study then runs it again)")
+    checkpoint = path / CHECKPOINT
+    if os.path.lexists(checkpoint) and not (checkpoint.is_file() and not checkpoint.is_symlink()):
+        raise StudyError(f"'{checkpoint}' {file_problem(checkpoint) or 'is not a regular file'}; move the run "
+                         "directory away (the study then runs it again), or restore the run from a copy")
+    if not os.path.lexists(checkpoint):
+        others = sorted(entry.name for entry in path.iterdir()
+                        if entry.name not in BEGUN_FILES and not _temporary(entry.name))
+        manifest = read_manifest(path, missing_ok=True) if (path / MANIFEST).is_file() else {}
+        if others or manifest.get("status") in ("finished", "refining"):
+            held = f"holds {', '.join(others[:3])}" if others else f"is {manifest.get('status')}"
+            raise StudyError(f"the study's run directory '{path}' has no {CHECKPOINT} but {held}, which a run begun "
+                             "and stopped before its first checkpoint never does; the study deletes nothing it did "
+                             "not write: move the directory away (the study then runs it again)")
+        for name in BEGUN_FILES:
+            problem = file_problem(path / name)
+            if problem:
+                raise StudyError(f"'{path / name}' {problem}")
         return "restart"
     manifest = read_manifest(path, missing_ok=True)
     done = manifest.get("status") == "finished" and manifest.get("generations_done") == config.experiment.generations
     return "finished" if done else "resume"
+
+
+def _temporary(name: str) -> bool:
+    """Returns whether ``name`` is a temporary file of the tool's atomic writes (``.NAME.PID.tmp``)."""
+    return name.startswith(".") and name.endswith(".tmp")
 
 
 def play_run(job: RunJob, stop: StopRequest) -> RunOutcome:
@@ -113,10 +157,15 @@ def play_run(job: RunJob, stop: StopRequest) -> RunOutcome:
         return outcome
     state = run_state(job.run_dir, job.config)
     if state == "restart":
-        # Begun and stopped before its first checkpoint (a lost worker, a kill): nothing to resume.
-        # Its lock says no process writes it any more; then it starts again.
+        # Begun and stopped before its first checkpoint (a lost worker, a kill): nothing to resume. Its lock
+        # says no process writes it any more; then the files such a run writes go (run_state checked that
+        # it holds nothing else), and it starts again.
         with RunLock(job.run_dir):
-            shutil.rmtree(job.run_dir)
+            for entry in job.run_dir.iterdir():
+                if entry.name != LOCK and (entry.name in BEGUN_FILES or _temporary(entry.name)):
+                    entry.unlink()
+        (job.run_dir / LOCK).unlink(missing_ok=True)
+        job.run_dir.rmdir()
     if state in ("new", "restart"):
         result = evolve(job.config, out=job.run_dir, workers=job.workers, stop=stop)
     elif state == "resume":
@@ -131,7 +180,11 @@ def play_run(job: RunJob, stop: StopRequest) -> RunOutcome:
             break
         evaluation = read_evaluation(job.run_dir, tables[measure.table])
         weights = np.array(evaluation.squares) if evaluation.is_table else evaluation
-        for column, summary in score(weights, measure, job.workers).items():
+        try:
+            scores = score(weights, measure, job.workers)
+        except Interrupted:
+            break  # stopped while it played: the measure is scored when the study goes on
+        for column, summary in scores.items():
             outcome.scores[column] = {"games": summary.games, "wins": summary.wins, "draws": summary.draws,
                                       "losses": summary.losses}
     return outcome
@@ -146,22 +199,28 @@ def read_scores(study_dir: Path, label: str, seed: int) -> dict[str, MatchSummar
     :raises StudyError: if the file is damaged.
     """
     path = scores_file(study_dir, label, seed)
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     damaged = "the file is damaged; remove it to score the run again"
+    problem = file_problem(path)
+    if problem:
+        raise StudyError(f"'{path}' {problem}")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, _MAX_SCORES_BYTES).decode("utf-8"))
     except (OSError, ValueError, RecursionError) as error:
         raise StudyError(f"cannot read '{path}': {' '.join(str(error).split())}; {damaged}") from None
     if not isinstance(data, dict):
         raise StudyError(f"'{path}' is not a JSON object; {damaged}")
+    digest = data.pop(_SHA256, None)
+    if digest != _scores_digest(data):
+        raise StudyError(f"'{path}' does not match its checksum (edited, or not written by this tool); {damaged}")
     scores = {}
     for column, counts in data.items():
-        if not isinstance(counts, dict) or not all(
-                isinstance(counts.get(key), int) and not isinstance(counts.get(key), bool)
+        if not isinstance(counts, dict) or set(counts) != {"games", "wins", "draws", "losses"} or not all(
+                type(counts[key]) is int and 0 <= counts[key] <= _MOST_GAMES
                 for key in ("games", "wins", "draws", "losses")):
-            raise StudyError(f"'{path}': score '{column}' must hold the integers games, wins, draws and losses; "
-                             f"{damaged}")
+            raise StudyError(f"'{path}': score '{column}' must hold the integers games, wins, draws and losses, "
+                             f"each in 0..{_MOST_GAMES:,}; {damaged}")
         try:
             scores[str(column)] = MatchSummary(str(column), counts["games"], counts["wins"], counts["draws"],
                                                counts["losses"])
@@ -176,7 +235,33 @@ def _write_scores(study_dir: Path, outcome: RunOutcome) -> None:
     path = scores_file(study_dir, outcome.label, outcome.seed)
     known = {column: {"games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses}
              for column, s in read_scores(study_dir, outcome.label, outcome.seed).items()}
-    atomic_write(path, json.dumps(known | outcome.scores, indent=1, sort_keys=True) + "\n")
+    data = known | outcome.scores
+    atomic_write(path, json.dumps(data | {_SHA256: _scores_digest(data)}, indent=1, sort_keys=True) + "\n")
+
+
+def _scores_digest(data: dict[str, Any]) -> str:
+    """Returns the checksum a scores file carries of its scores: an edited one (wins and losses swapped, a game
+    count changed) is refused, as a checkpoint is."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def check_study_files(study: Study, study_dir: Path) -> None:
+    """Raises StudyError if anything the study writes in ``study_dir`` is a link, a FIFO, a socket or a device.
+
+    A study directory gets the rules of a run directory: a link in place of ``plots/``, a run's directory or a
+    file would send the study's writes outside it, and a FIFO would be replaced or waited on.
+    """
+    from ga.study.layout import FIGURES, PLOTS, STUDY_CSV, SUMMARY_CSV, SUMMARY_MD
+
+    paths = [study_dir / name for name in (STUDY, CONFIGS, RUNS, SCORES, PLOTS, STUDY_CSV, SUMMARY_MD, SUMMARY_CSV)]
+    paths += [study_dir / PLOTS / f"{figure}.png" for figure in FIGURES]
+    paths += [config_file(study_dir, config.label) for config in study.configs]
+    for config, seed in study.runs:
+        paths += [run_dir(study_dir, config.label, seed), scores_file(study_dir, config.label, seed)]
+    for path in paths:
+        problem = file_problem(path, "a study directory")
+        if problem:
+            raise StudyError(f"'{path}' {problem}")
 
 
 def open_study(study: Study, study_dir: Path) -> None:
@@ -185,7 +270,8 @@ def open_study(study: Study, study_dir: Path) -> None:
     :raises StudyError: the directory holds another study, or something that is not a study.
     """
     if is_study_dir(study_dir):
-        saved = load_study(study_dir / STUDY)
+        check_study_files(study, study_dir)
+        saved = load_saved_study(study_dir)
         difference = saved.difference(study)
         if difference is not None:
             raise StudyError(f"study directory '{study_dir}' holds another study ({difference}); "
@@ -195,6 +281,7 @@ def open_study(study: Study, study_dir: Path) -> None:
         raise StudyError(f"output directory '{study_dir}' already exists and is not a study directory; "
                          "choose another --out")
     text, configs = study_toml(study)
+    check_study_files(study, study_dir)
     try:
         for name in (CONFIGS, RUNS, SCORES):
             (study_dir / name).mkdir(parents=True, exist_ok=True)
@@ -231,16 +318,48 @@ def _local(config: Config, workers: int) -> Config:
 _TASK_STOP = StopRequest()
 
 
-def _start_process() -> None:
+def _start_process(parent: int) -> None:
     """Starts a local task process: its own process group (the terminal's Ctrl-C goes to the study, which
-    passes a stop on) and one request to stop for all its runs, set by SIGTERM (a second signal stops at once)."""
+    passes a stop on), one request to stop for all its runs, set by SIGTERM (a second signal stops at once),
+    and a watch on the study's process: if it dies (kill -9), the task stops as on SIGTERM and the process ends
+    (it would otherwise play on for hours, holding the run's lock and the terminal)."""
     os.setpgrp()
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _TASK_STOP)
+    # Spawned with SIGINT blocked (see _local_pool), so that a Ctrl-C while it started could not kill it
+    # half-started: one that came meanwhile is handled now, as a stop.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    threading.Thread(target=_follow_parent, args=(parent,), name="othello-ga-parent", daemon=True).start()
+
+
+def _follow_parent(parent: int) -> None:
+    """Stops this task process's work when the study's process is gone (its parent is then another process)."""
+    while os.getppid() == parent:
+        time.sleep(_POLL_S)
+    _TASK_STOP(signal.SIGTERM, None)  # the run stops, its checkpoint intact, and the games it plays now at once:
+    stop_work()
+    # Nothing can take this process's outcome any more: it ends once its run has stopped and saved (the task
+    # returns), or at once if it was waiting for a task.
+    while True:
+        time.sleep(_POLL_S)
+        if _TASK_DONE.is_set() or not _TASK_BUSY.is_set():
+            os._exit(EXIT_PARENT_GONE)
+
+
+_TASK_BUSY = threading.Event()  # a task process plays a run now
+_TASK_DONE = threading.Event()  # ... and has finished it (its outcome goes to the study, if it is there)
+#: The exit status of a task process whose study's process died.
+EXIT_PARENT_GONE = 143
 
 
 def _process_task(job: RunJob) -> RunOutcome:
-    return play_run(job, _TASK_STOP)
+    _TASK_BUSY.set()
+    _TASK_DONE.clear()
+    try:
+        return play_run(job, _TASK_STOP)
+    finally:
+        _TASK_DONE.set()
+        _TASK_BUSY.clear()
 
 
 def _dask_task(job: RunJob, event_name: str) -> RunOutcome:
@@ -283,9 +402,21 @@ def _send(signal_number: int) -> None:
 @contextmanager
 def _local_pool(jobs: int, stop: StopRequest) -> Iterator[Callable[[RunJob], concurrent.futures.Future[Any]]]:
     context = multiprocessing.get_context("spawn")
-    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_process)
+    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_process,
+                                                  initargs=(os.getpid(),))
+
+    def submit(job: RunJob) -> concurrent.futures.Future[Any]:
+        # The task processes are started here, and inherit this thread's blocked signals: SIGINT blocked, a
+        # Ctrl-C in their first second (before they leave the terminal's process group) cannot kill them half
+        # started (a BrokenProcessPool); they unblock it once they stand alone (_start_process).
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return pool.submit(_process_task, job)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
     try:
-        yield lambda job: pool.submit(_process_task, job)
+        yield submit
     except BaseException:
         _send(signal.SIGTERM)
         _send(signal.SIGINT)  # the second signal: each run stops at once, its checkpoint intact
@@ -320,14 +451,19 @@ def run_study(
         # The cluster first: one that cannot be reached leaves nothing written.
         client = cluster.enter_context(connect(dask, all_cores())) if dask is not None else None
         open_study(study, study_dir)
-        with RunLock(study_dir), stop.installed():
-            return _run_pending(study, study_dir, jobs, client, dask or "", on_run, stop)
+        with RunLock(study_dir):
+            with stop.installed():
+                result = _run_pending(study, study_dir, jobs, client, dask or "", on_run, stop)
+            # Without the stop's handlers: Ctrl-C (KeyboardInterrupt) or SIGTERM ends the summary at once, its
+            # files each whole or as before, and the next run of the study writes them again.
+            from ga.study.summary import write_summary
+
+            write_summary(study, study_dir)
+            return result
 
 
 def _run_pending(study: Study, study_dir: Path, jobs: int, client: Any, address: str,
                  on_run: Callable[[RunOutcome, int, int], None] | None, stop: StopRequest) -> StudyResult:
-    from ga.study.summary import write_summary
-
     local_jobs = jobs or all_cores()
     workers = 1 if client is not None else max(1, all_cores() // local_jobs)
     pending = _jobs(study, study_dir, workers)
@@ -342,7 +478,6 @@ def _run_pending(study: Study, study_dir: Path, jobs: int, client: Any, address:
                 done += 1
             if on_run is not None:
                 on_run(outcome, done, total)
-    write_summary(study, study_dir)
     return StudyResult(study_dir, study, done, total, stopped=stop.signal is not None and done < total)
 
 
@@ -370,7 +505,14 @@ def _on_processes(pending: list[RunJob], jobs: int, stop: StopRequest) -> Iterat
             finished, running = concurrent.futures.wait(running, timeout=_POLL_S,
                                                         return_when=concurrent.futures.FIRST_COMPLETED)
             for future in finished:
-                yield future.result()
+                try:
+                    outcome = future.result()
+                except concurrent.futures.process.BrokenProcessPool as error:
+                    if stop.signal is not None:
+                        return  # a task process ended by the stop itself: its run resumes from its checkpoint
+                    raise WorkersLost(f"a task process of the study died ({' '.join(str(error).split())}); the "
+                                      "runs' checkpoints are intact: run the study again to go on") from None
+                yield outcome
 
 
 def _on_dask(pending: list[RunJob], client: Any, address: str, stop: StopRequest) -> Iterator[RunOutcome]:

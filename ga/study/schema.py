@@ -34,10 +34,12 @@ you mean 'protocol'?``). Each config is a whole experiment checked by
 from __future__ import annotations
 
 import difflib
+import hashlib
 import itertools
 import math
 import os
 import re
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,14 +55,23 @@ from ga.config import (
     Config, ConfigError, config_from_dict, config_to_dict, config_to_toml, load_config, read_toml, result_settings,
 )
 from ga.evolution.fitness import games_per_generation
-from ga.study.layout import CONFIGS, check_label, config_file
+from ga.study.layout import CONFIGS, RUN_COLUMNS, STUDY, check_label, check_name, config_file
 from ga.study.measures import Measure, measure_problem
 
-__all__ = ["COMPARE", "Study", "StudyConfig", "StudyError", "load_study", "parse_seeds", "study_toml"]
+__all__ = ["COMPARE", "Study", "StudyConfig", "StudyError", "load_saved_study", "load_study", "parse_seeds", "study_toml"]
 
 Compare = Literal["all", "first", "consecutive"]
 COMPARE: tuple[str, ...] = get_args(Compare)
 _MAX_SEED = 2**63 - 1
+#: The most seeds a study names, runs a study holds and configs it compares every pair of: beyond them a study
+#: is refused as it is read (60 ranges of a million seeds took 3.4 GB before naming no reason; a grid of a
+#: million configs took minutes to check; all pairs of 2,000 configs minutes to summarize).
+MAX_SEEDS = 100_000
+MAX_RUNS = 100_000
+MAX_CONFIGS = 10_000
+MAX_PAIRS = 10_000
+#: The largest study.toml or config file of a study directory read back.
+MAX_STUDY_BYTES = 16 * 2**20
 
 
 class StudyError(ValueError):
@@ -88,17 +99,23 @@ def parse_seeds(value: object) -> Seeds:
     """
     if isinstance(value, str):
         seeds: list[int] = []
+        ranges = []
         for part in value.split(","):
-            match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+            match = re.fullmatch(r"\s*(\d{1,19})\s*(?:-\s*(\d{1,19})\s*)?", part)
             if match is None:
-                raise _Wrong(f"must be seeds like \"1-20\" or \"1,3,5-7\", got {value!r}")
+                raise _Wrong(f"must be seeds like \"1-20\" or \"1,3,5-7\", got {value[:100]!r}")
             first, last = int(match.group(1)), int(match.group(2) or match.group(1))
             if last < first:
                 raise _Wrong(f"has a range that runs backwards ({part.strip()!r}); write it low-high")
-            if last - first >= 1_000_000:
-                raise _Wrong(f"names {last - first + 1:,} seeds in {part.strip()!r}; a study runs a few dozen")
+            ranges.append((first, last))
+        count = sum(last - first + 1 for first, last in ranges)  # counted before any list is made
+        if count > MAX_SEEDS:
+            raise _Wrong(f"names {count:,} seeds, more than a study runs ({MAX_SEEDS:,}); a study runs a few dozen")
+        for first, last in ranges:
             seeds += range(first, last + 1)
     elif isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        if len(value) > MAX_SEEDS:
+            raise _Wrong(f"names {len(value):,} seeds, more than a study runs ({MAX_SEEDS:,})")
         seeds = list(value)
     else:
         raise _Wrong(f"must be a string like \"1-20\" or an array of integers, got {_describe(value)}")
@@ -434,6 +451,13 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
         value = getattr(section, key)
         if value < (1 if key == "max_runs" else 0):
             raise StudyError(f"study key 'study.{key}' must be at least {1 if key == 'max_runs' else 0}, got {value}")
+    if section.max_runs > MAX_RUNS:
+        raise StudyError(f"study key 'study.max_runs' must be at most {MAX_RUNS:,} (a study of more runs is refused "
+                         f"before it starts), got {section.max_runs:,}")
+    problem = check_name(section.name or name)
+    if problem is not None:
+        where = "study.name" if section.name else "study.name (default: the study file's name)"
+        raise StudyError(f"study key '{where}' {problem}")
     if generations is not None and generations < 1:
         raise StudyError(f"--generations must be at least 1, got {generations}")
     chosen_seeds = tuple(seeds) if seeds is not None else tuple(section.seeds)
@@ -477,7 +501,10 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
             if not isinstance(options, list) or not options:
                 raise StudyError(f"study key 'grid.values.{key}' must be a non-empty array of the key's values, "
                                  f"got {_describe(options)}")
-        count = math.prod(len(options) for options in values.values())
+        count = math.prod(len(options) for options in values.values())  # before any config is made
+        if len(configs) + count > MAX_CONFIGS:
+            raise StudyError(f"study key 'grid.values' makes {len(configs) + count:,} configs, more than a study "
+                             f"holds ({MAX_CONFIGS:,}); give fewer values")
         if (len(configs) + count) * len(chosen_seeds) > section.max_runs:
             raise _too_many(len(configs) + count, len(chosen_seeds), section.max_runs)
         short = {key: key.partition(".")[2] for key in values}
@@ -491,6 +518,10 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
             _check_new_label(label, "grid.values", [name for name, _ in configs[:-1]])
     if len(configs) * len(chosen_seeds) > section.max_runs:
         raise _too_many(len(configs), len(chosen_seeds), section.max_runs)
+    if section.compare == "all" and len(configs) * (len(configs) - 1) // 2 > MAX_PAIRS:
+        raise StudyError(f"study key 'study.compare': \"all\" compares every pair of the {len(configs):,} configs, "
+                         f"{len(configs) * (len(configs) - 1) // 2:,} pairs, more than {MAX_PAIRS:,}; compare "
+                         f"\"first\" (each with the first) or \"consecutive\"")
     finished = []
     for label, config in configs:
         data = config_to_dict(config)
@@ -509,6 +540,9 @@ def resolve(written: StudyFile, *, name: str, base_dir: Path, seeds: Sequence[in
             raise StudyError(f"study key 'measures[{index}].{key}': {text}" if text.startswith("unknown value")
                              else f"study key 'measures[{index}].{key}' {text}")
         for column in measure.columns():
+            if column in RUN_COLUMNS:
+                raise StudyError(f"study key 'measures[{index}].name': its score {column!r} would be study.csv's own "
+                                 f"column {column!r}; give the measure another name")
             if column in seen:
                 raise StudyError(f"study key 'measures[{index}].name': its score {column!r} is also measures"
                                  f"[{seen[column]}]'s; give the measures other names")
@@ -570,4 +604,42 @@ def study_toml(study: Study) -> tuple[str, dict[str, str]]:
                      for m in study.measures],
     }
     files = {str(config_file(Path("."), c.label)): config_to_toml(c.config) for c in study.configs}
-    return tomli_w.dumps(data), files
+    text = tomli_w.dumps(data)
+    digest = _study_digest(text, [files[entry["file"]].encode("utf-8") for entry in data["configs"]])
+    return f"{_DIGEST_LINE}{digest}\n{text}", files
+
+
+# study.toml's first line: the checksum of the rest and of its configs' files, so that a study directory whose
+# study was edited by hand (a measure's games, a config's key) is refused rather than summarized wrongly.
+_DIGEST_LINE = "# othello-ga study, sha256 of the rest and of its configs: "
+
+
+def _study_digest(text: str, configs: Sequence[bytes]) -> str:
+    digest = hashlib.sha256(text.encode("utf-8"))
+    for config in configs:
+        digest.update(hashlib.sha256(config).digest())
+    return digest.hexdigest()
+
+
+def load_saved_study(study_dir: str | os.PathLike[str], *, seeds: str | None = None,
+                     generations: int | None = None) -> Study:
+    """Reads the study a study directory runs (its study.toml and configs), checked against their checksum.
+
+    :raises StudyError: they were edited since the study wrote them, or the study is unusable.
+    """
+    from ga.files import FileRefused, read_regular
+
+    path = Path(study_dir) / STUDY
+    edited = (f"'{path}' or its configs were edited since the study wrote them; a study directory runs the "
+              "study it was made with: restore them, or run the edited study into a new directory (--out)")
+    try:
+        raw = read_regular(path, MAX_STUDY_BYTES).decode("utf-8")
+        first, _, text = raw.partition("\n")
+        entries = tomllib.loads(text).get("configs", [])
+        configs = [read_regular(Path(study_dir) / str(entry.get("file", "")), MAX_STUDY_BYTES)
+                   for entry in entries if isinstance(entry, dict)]
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        raise StudyError(edited) from None
+    if not first.startswith(_DIGEST_LINE) or first[len(_DIGEST_LINE):] != _study_digest(text, configs):
+        raise StudyError(edited)
+    return load_study(path, seeds=seeds, generations=generations)
