@@ -332,6 +332,8 @@ def test_a_bare_table_name_is_its_one_ply_player() -> None:
 class Heard(ga.analysis.evaluation.EvaluationProgress):
     """Records what an evaluation tells as it plays."""
 
+    in_pieces = True
+
     def __init__(self) -> None:
         self.events: list[tuple[str, object]] = []
         self.games = 0
@@ -449,3 +451,22 @@ def test_a_bare_table_opponent_plays_as_the_evaluated_player_and_a_mismatch_is_n
                                     str(summary.losses), f"{summary.score:.3f}"]
     assert rows[0].startswith("alphabeta:1@paip,eps=0.1,end=8 ")
     assert err == f"othello-ga: warning: {warning}\n"
+
+
+def test_an_evaluation_nobody_listens_to_plays_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A study's scoring hears nothing: its games are played as one batch, as before progress was told.
+    import ga.games.executor
+
+    calls = []
+    play_batch = ga.games.executor.play_batch
+
+    def counting(batch, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(batch.plan))
+        return play_batch(batch, *args, **kwargs)
+
+    monkeypatch.setattr(ga.games.executor, "play_batch", counting)
+    quiet = evaluate_player("wpc:1@lr06", ["random", "nhand:1"], 1000, seed=4)
+    assert calls == [2000]
+    heard = Heard()
+    assert evaluate_player("wpc:1@lr06", ["random", "nhand:1"], 1000, seed=4, progress=heard) == quiet
+    assert len(calls) > 2 and sum(calls) == 4000

@@ -79,7 +79,13 @@ PlayerSource = str | npt.ArrayLike | Evaluation
 
 class EvaluationProgress:
     """What an evaluation tells as it plays (this one: nothing); ``othello-ga evaluate`` draws a bar and prints
-    each row as it completes."""
+    each row as it completes.
+
+    ``in_pieces``: whether the games are played in pieces so that it hears of them as they go (a listener that
+    hears nothing, as a study's scoring, has them played in one batch, as before progress was told).
+    """
+
+    in_pieces = False
 
     def start(self, rows: Sequence[str], games: int) -> None:
         """The evaluation starts: the labels of its rows, in order, and the games it will play (replays included)."""
@@ -270,7 +276,7 @@ def _play_rows(batch: Batch, labels: Sequence[str], workers: int, progress: Eval
             summaries.append(MatchSummary.from_disc_diffs(labels[len(summaries)], results[rows].tolist()))
             progress.row(summaries[-1])
 
-    play_here(batch, workers, cuts, played)
+    play_here(batch, workers, cuts if progress.in_pieces else (), played)
     return summaries
 
 

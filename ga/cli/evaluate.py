@@ -178,6 +178,8 @@ class _Rows(EvaluationProgress):
     its opponent's games are all played (a 16-cell ladder takes minutes), and, when standard error is a
     terminal, a bar of the games played (as ``evolve`` draws one)."""
 
+    in_pieces = True  # the games in pieces: the bar moves, and each row is printed as soon as it is complete
+
     def __init__(self) -> None:
         self.width = 0
         self.bar: Any = None
