@@ -34,6 +34,7 @@ import pandas as pd  # noqa: E402
 
 import attrs  # noqa: E402
 
+from ga.analysis.plots import fit_title  # noqa: E402
 from ga.rundir.resolve import resolve_weights  # noqa: E402
 from ga.analysis.evaluation import LADDER_DEPTHS, LADDER_TABLES, ladder  # noqa: E402
 from ga.analysis.stats import MatchSummary  # noqa: E402
@@ -197,8 +198,14 @@ def ladder_figure(frame: pd.DataFrame, target: float = LADDER_TARGET,
         ax.grid(alpha=0.3)
     np.atleast_1d(axes)[0].set_ylabel("score (draw = 1/2), 95% Wilson interval")
     np.atleast_1d(axes)[-1].legend(loc="best", fontsize=8)
-    fig.suptitle(title)
+    suptitle(fig, title)
     return fig
+
+
+def suptitle(fig: plt.Figure, title: str) -> None:
+    """Titles a figure, broken onto lines that fit its width (one panel is narrower than a long title)."""
+    text, size, _ = fit_title(title, fig.get_figwidth() - 0.2, 12.0)
+    fig.suptitle(text, fontsize=size)
 
 
 def heldout(args: argparse.Namespace) -> None:
@@ -265,7 +272,7 @@ def figure(frame: pd.DataFrame) -> plt.Figure:
         ax.grid(axis="x", alpha=0.3)
     fig.supxlabel(f"score (draw = 1/2), one scale for the four panels; bars start at {BASELINE}, an even match; "
                   "dashed: the target")
-    fig.suptitle("Held-out scores (95% Wilson intervals): opponents no table trained against, but where hatched")
+    suptitle(fig, "Held-out scores (95% Wilson intervals): opponents no table trained against, but where hatched")
     return fig
 
 

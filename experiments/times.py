@@ -7,17 +7,19 @@ machine: the wall time, the load average around it, and the CPU time of the
 command and every process it started. The CPU time is what holds on any
 machine of that speed: 2 cores cannot finish in less than CPU seconds / 2,
 however quiet; the wall time on a shared machine is longer. ``work`` records
-what the experiment plays (its planned games and a digest of its settings),
-so that a config changed since its time was measured fails the check until
-it is measured again.
+what the experiment plays (the games it plans, at most: a run plays fewer
+when it does not replay its elites or a tournament's equal candidates, so
+the count it ends with, which ``evolve`` and ``show`` print, is the one to
+quote; and a digest of its settings), so that a config changed since its
+time was measured fails the check until it is measured again.
 
-    python experiments/times.py measure strong --clone /tmp/fresh --bin /tmp/venv/bin   # prints the new row
+    python experiments/times.py measure strong --clone CLONE --bin VENV/bin   # prints the new row
     python experiments/times.py check                                                 # tests/test_times.py
 
 The pages quote an experiment's time on a line that names its file, as
 ``about N min`` (or ``about N s``), the rounded wall time, and may add its
 CPU time as ``N s of CPU``; ``check`` finds every such figure that disagrees
-with this file's.
+with this file's, and any time to the second (``5 min 46 s``) quoted beside it.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ CORES = 2
 #: A figure quoted for a time: "about 9 min", "about 45 s", "about a minute".
 QUOTED = re.compile(r"\babout (a|an|\d+(?:\.\d+)?) ?(s|seconds?|min|minutes?|h|hours?)\b", re.IGNORECASE)
 CPU = re.compile(r"\b([\d,]+) s of CPU\b")
+#: A time to the second ("5 min 46 s", "8m 40s"): one measurement of a run, which a page must not quote for an
+#: experiment beside times.csv's figure.
+EXACT = re.compile(r"\b\d+ ?(?:min|m) \d+ ?s\b")
 _UNITS = {"s": "s", "second": "s", "seconds": "s", "min": "min", "minute": "min", "minutes": "min", "h": "h",
           "hour": "h", "hours": "h"}
 
@@ -92,9 +97,9 @@ def work(entry: dict[str, Any], root: Path = ROOT) -> str:
         games = sum(sum(planned_games(c.config).values()) for c in study.configs) * len(study.seeds)
         digest = _digest([result_settings(c.config) for c in study.configs] + [list(study.seeds)]
                          + [repr(measure) for measure in study.measures])
-        return f"{games:,} games in {runs} runs, settings {digest}"
+        return f"at most {games:,} games in {runs} runs, settings {digest}"
     config = load_config(path)
-    return f"{sum(planned_games(config).values()):,} games, settings {_digest(result_settings(config))}"
+    return f"at most {sum(planned_games(config).values()):,} games, settings {_digest(result_settings(config))}"
 
 
 def _digest(settings: Any) -> str:
@@ -143,6 +148,10 @@ def problems(root: Path = ROOT) -> list[str]:
                     if quoted.group(0) != cpu_text(entry):
                         found.append(f"{where} says {quoted.group(0)!r} for {named.group(1)}; "
                                      f"experiments/times.csv says {cpu_text(entry)!r}")
+                quotes_time = QUOTED.search(line) or CPU.search(line)  # (a variant's own time is not the experiment's)
+                for quoted in EXACT.finditer(line) if quotes_time else ():
+                    found.append(f"{where} says {quoted.group(0)!r} for {named.group(1)}; quote experiments/"
+                                 f"times.csv's {claim(entry)!r} and {cpu_text(entry)!r} instead")
     return found
 
 

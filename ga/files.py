@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["STDOUT", "FileRefused", "Output", "StandardOutputError", "atomic_write", "check_stdout", "file_kind",
-           "open_regular", "read_regular", "size_text", "write_output"]
+__all__ = ["STDOUT", "FileRefused", "Output", "StandardOutputError", "atomic_write", "check_stdout", "duration_text",
+           "file_kind", "open_regular", "read_regular", "size_text", "write_output"]
 
 
 class StandardOutputError(OSError):
@@ -63,6 +63,22 @@ def size_text(count: float) -> str:
             return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
         count /= 1024
     raise AssertionError("unreachable")
+
+
+def duration_text(seconds: float) -> str:
+    """Returns a duration as people read it: 0.04 s, 8.2 s, 3m 05s, 1h 02m 10s (a short one keeps two digits, not
+    "0.0 s").
+
+    >>> duration_text(0.0412), duration_text(8.24), duration_text(185), duration_text(3730)
+    ('0.041 s', '8.2 s', '3m 05s', '1h 02m 10s')
+    """
+    if seconds < 1:
+        return f"{seconds:.2g} s"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
 def _checked(info: os.stat_result, path: str | os.PathLike[str], max_bytes: int) -> None:

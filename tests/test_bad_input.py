@@ -1481,8 +1481,10 @@ def test_show_reports_the_progress_the_csv_records_when_the_manifest_lags(finish
     rows = pd.read_csv(run_dir / "generations.csv")
     shown = show_rows(run_dir)
     assert shown["generations"] == f"{len(rows)} of 2 done"
-    assert shown["games"] == f"played {int(rows['games'].sum()):,}"
-    assert shown["wall"] == f"time {rows['generation_s'].sum():.1f} s"
+    assert shown["games"] == f"played {int(rows['games'].sum()):,} (the GA's generations)"
+    from ga.files import duration_text
+
+    assert shown["wall"] == f"time {duration_text(rows['generation_s'].sum())}"
 
 
 def test_a_resumed_runs_wall_time_leaves_out_the_time_it_stood_still(tmp_path: Path) -> None:
@@ -1590,15 +1592,19 @@ def test_a_failed_write_names_the_file_not_its_temporary(finished_run: Path, tmp
 
 def test_evolve_into_a_file_and_resume_without_a_checkpoint_say_what_to_do(finished_run: Path, tmp_path: Path) -> None:
     # --out at a regular file said "not empty"; a run without a checkpoint said "start it again", which evolve
-    # then refused (the directory is not empty).
+    # then refused (the directory is not empty); then it said to remove the directory: advice that destroys data.
     config = tmp_path / "tiny.toml"
     config.write_text(cases.TINY_TOML)
     (tmp_path / "file").write_text("mine")
     assert_bad_input(["evolve", str(config), "--out", str(tmp_path / "file"), "--quiet", "--no-plots"],
                      "already exists and is not a directory (a regular file)")
     run_dir = damaged_copy(finished_run, tmp_path, "checkpoint.json", None)
-    assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots"],
-                     f"nothing to resume; remove '{run_dir}' and run evolve again")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    (run_dir / "manifest.json").write_text(json.dumps(manifest | {"status": "interrupted", "generations_done": 0}))
+    line = assert_bad_input(["resume", str(run_dir), "--quiet", "--no-plots"],
+                            "the run stopped before its first generation ended, so there is nothing to resume; run it "
+                            f"again into a new directory: othello-ga evolve {run_dir / 'config.toml'} --out NEW_DIR")
+    assert "remove" not in line and "delete" not in line
 
 
 # ---------------------------------------------------------------- evaluations that overflow, Ctrl-C in the engine

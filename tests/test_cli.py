@@ -203,8 +203,6 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     assert any(re.fullmatch(r"ratio squares \+ mobility \+ frontier / squares alone, alphabeta:4 self-play: "
                             r"\d\.\d\dx.* \(target 0.5x: not judged at --quick's sizes\)", line) for line in lines)
     assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .* \d+\.\d\d s$", line) for line in lines)
-    if (ROOT.parent / "shared" / "ffo" / "ffo-1-79.csv").is_file():  # solved as published, or the row says WRONG
-        assert any(re.match(r"endgame FFO #1-#19 +\d+\.\d{3} s .* M nodes/s$", line) for line in lines)
     # The loop's cost: a whole seed2021 run (20 generations when quick) against its games and the start-up.
     assert any(re.match(r"seed2021: whole run +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"seed2021: 640 games, one batch +\d+\.\d{3} s ", line) for line in lines)
@@ -468,3 +466,20 @@ def test_no_address_space_limit_starts_the_command_line(monkeypatch: pytest.Monk
     assert ga.launch.address_space_problem() is None
     monkeypatch.setattr(resource, "getrlimit", lambda _: (ga.launch.MIN_ADDRESS_SPACE - 1, resource.RLIM_INFINITY))
     assert "ulimit -v allows 383 MiB" in str(ga.launch.address_space_problem())
+
+
+def test_play_a_run_directory_searches_as_deep_as_the_run_trained() -> None:
+    # play RUN_DIR played the engine evaluation 1 ply deep, where the run trained at depths 1-4.
+    from engine.board import square_name
+    from ga.games.seeds import derive_seed
+    from ga.weights import load_evaluation
+
+    run = ROOT / "results" / "reference" / "engine"
+    result = CliRunner().invoke(cli, ["play", str(run), "--white", "--seed", "5"], input="quit\n")
+    assert result.exit_code == 0, result.output
+    spec = f"alphabeta:4@{run / 'best_evaluation.json'},end=8"
+    assert result.output.startswith(f"You play white against {spec} (seed 5).")
+    first = build_player(spec, load_weights=load_evaluation).choose(Board(), derive_seed(5, 0))
+    assert f"The computer plays {square_name(first)}." in result.output
+    table = CliRunner().invoke(cli, ["play", str(ROOT / "results" / "reference" / "strong")], input="quit\n")
+    assert f"against wpc:1@{ROOT / 'results' / 'reference' / 'strong' / 'best_weights.csv'} " in table.output

@@ -27,6 +27,8 @@ from ga.rundir.layout import RunDirError, check_run_dir
 from ga.rundir.resolve import builtin_table, resolve_player, resolve_weights
 from ga.weights import FORMAT_BY_SUFFIX, FORMATS, format_weights, load_weights
 
+ROOT = Path(__file__).resolve().parent.parent
+
 OPPONENTS = ("random", "nhand:1")
 SUFFIX = {fmt: suffix for suffix, fmt in reversed(FORMAT_BY_SUFFIX.items())}
 
@@ -207,7 +209,7 @@ def test_compare_writes_one_figure(runner: CliRunner, tmp_path: Path, run_dir: P
     assert result.stdout.strip() == str(tmp_path / "compare.png") and (tmp_path / "compare.png").is_file()
 
 
-def test_compare_smooths_every_run_alike_and_says_what_each_curve_is_against(tmp_path: Path) -> None:
+def test_compare_says_each_curve_s_window_and_what_it_is_against(tmp_path: Path) -> None:
     from matplotlib.figure import Figure
 
     import ga.analysis.plots as plots
@@ -228,10 +230,11 @@ def test_compare_smooths_every_run_alike_and_says_what_each_curve_is_against(tmp
         patch.setattr(plots, "_image", keep)
         plots.compare_figure([fixed, coevolving], "png")
     (axes,) = drawn[0].axes
-    assert axes.get_title() == "Rolling win rate (mean of 1 generation) with pooled 95% Wilson bands"
+    assert axes.get_title() == ("Rolling win rate with pooled 95% Wilson bands:\neach curve a rolling mean over a "
+                                "twentieth of its run, as its label says")
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
-    assert labels == ["synthetic (fixed), vs fixed opponents",
-                      "synthetic (coevolving), vs fixed opponents and the population"]
+    assert labels == ["synthetic (fixed), vs fixed opponents, mean of 1 gen",
+                      "synthetic (coevolving), vs fixed opponents and the population, mean of 1 gen"]
     assert any("not one yardstick" in text.get_text() and "0.5 is expected" in text.get_text()
                for text in axes.texts)
 
@@ -619,3 +622,40 @@ def test_a_spec_with_an_option_given_twice_is_named_as_a_spec_not_a_missing_file
     assert main(["evaluate", spec, "--vs", "random", "--games", "4"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"option eps is given twice in spec '{spec}'" in err, err
+
+
+# ---------------------------------------------------------------- small things a new user trips over
+
+
+def test_show_never_prints_a_negative_zero(runner: CliRunner) -> None:
+    # The shipped strong table showed "-0.00" in show's grid, though the docs promise none.
+    from ga.analysis.summary import format_grid
+
+    assert "-0.00" not in format_grid([-0.001] * 32 + [0.004] * 32) and "-0.01" in format_grid([-0.006] * 64)
+    result = invoke(runner, show, [ROOT / "results" / "reference" / "strong"])
+    assert result.exit_code == 0 and "-0.00" not in result.stdout and " 0.00" in result.stdout
+
+
+def test_a_short_run_s_summary_gives_its_stages_in_digits_that_say_something_and_the_rest() -> None:
+    # "finished 10 generations in 1.0 s (GA 0.0 s)": where did the second go?
+    from ga.cli.progress import Progress
+    from ga.evolution.loop import Stage
+    from ga.files import duration_text
+
+    assert [duration_text(s) for s in (0.0412, 0.5, 8.24, 185, 3730)] == ["0.041 s", "0.5 s", "8.2 s", "3m 05s",
+                                                                          "1h 02m 10s"]
+    times = iter([0.0, 0.1, 0.1, 0.14, 0.14, 1.0])
+    with Progress(quiet=True, clock=lambda: next(times)) as progress:
+        bar = progress(Stage("GA", 0, 10))
+        bar.update({"games": 640})
+        bar.close()
+        assert progress.finish() == "1.0 s (GA 0.04 s, the rest 0.96 s: start, files and figures), 640 games"
+
+
+def test_play_names_its_own_argument_and_the_built_in_tables_are_listed_once() -> None:
+    from ga.cli import cli
+
+    played = CliRunner().invoke(cli, ["play", "nosuch"], input="quit\n")
+    assert played.exit_code == 2 and "OPPONENT may also be" in played.output and "WEIGHTS_OR_SPEC" not in played.output
+    unknown = CliRunner().invoke(cli, ["evaluate", "wpc:1@nosuch", "--games", "2"])
+    assert unknown.exit_code == 2 and unknown.output.count("reference-seed2021") == 1, unknown.output

@@ -91,3 +91,52 @@ def test_every_quoted_source_path_exists(page: Path) -> None:
     quoted = {m.group(1) for m in PATH.finditer(page.read_text(encoding="utf-8"))}
     missing = sorted(path for path in quoted if not (ROOT / path).exists())
     assert not missing, f"{page.relative_to(ROOT)} quotes files that do not exist: {missing}"
+
+
+# --- stale facts: what a page lists is what the code has ----------------------------------------------------------
+
+
+def test_the_help_and_the_package_say_what_the_tool_does_in_one_sentence() -> None:
+    # Both said "64 square weights", long after evaluations with features shipped.
+    import tomllib
+
+    from click.testing import CliRunner
+
+    from ga.cli import cli
+
+    description = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["description"]
+    shown = CliRunner().invoke(cli, ["--help"]).output
+    summary = " ".join(shown.split("\n\n")[1].split())
+    assert summary == description
+    assert "64 square" not in description and "features" in description
+
+
+def test_config_md_names_every_built_in_table_and_the_fitness_player_rule_once() -> None:
+    # It listed five published tables and the runs' two, not deep, paip or engine; and it said "no options" for
+    # fitness.player in one place, "no options but end=N" in another.
+    from ga.rundir.resolve import builtin_names
+
+    text = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
+    bullet = text[text.index("- `TABLE`:"):text.index("- `eps=E`")]
+    missing = [name for name in builtin_names().split(", ") if f"`{name}`" not in bullet]
+    assert missing == []
+    assert "no options (" not in text and text.count("no options but `end=N`") == 2
+
+
+def test_the_experiments_table_names_every_experiment_and_their_comments_name_files_that_exist() -> None:
+    # config.md listed two of eight experiments; mutation.toml and ablation.toml named experiments/times.toml.
+    text = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
+    rows = {match.group(1) for match in re.finditer(r"^\| `(?:experiments/)?([\w-]+)\.toml`", text, re.M)}
+    assert rows >= {path.stem for path in (ROOT / "experiments").glob("*.toml")}
+    for config in sorted((ROOT / "experiments").glob("*.toml")):
+        comments = "\n".join(line for line in config.read_text().splitlines() if line.lstrip().startswith("#"))
+        for named in re.findall(r"experiments/[\w.-]+\.(?:toml|csv|py)", comments):
+            assert (ROOT / named).exists(), f"{config.name} names {named}"
+
+
+def test_the_shipped_runs_readme_counts_its_runs() -> None:
+    text = (ROOT / "results" / "reference" / "README.md").read_text(encoding="utf-8")
+    runs = sorted(path.parent.name for path in (ROOT / "results" / "reference").glob("*/manifest.json"))
+    words = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+    assert text.count(f"{words[len(runs)]} runs shipped") == 1
+    assert all(f"`{run}/`" in text for run in runs)

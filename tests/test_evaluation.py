@@ -99,9 +99,9 @@ def test_games_alternate_colours(monkeypatch: pytest.MonkeyPatch) -> None:
     plans = []
     play_here = ga.analysis.evaluation.play_here
 
-    def recording(batch, workers):  # type: ignore[no-untyped-def]
+    def recording(batch, workers, *pieces):  # type: ignore[no-untyped-def]
         plans.append(batch.plan)
-        return play_here(batch, workers)
+        return play_here(batch, workers, *pieces)
 
     monkeypatch.setattr(ga.analysis.evaluation, "play_here", recording)
     evaluate_player("nhand:1", ["random", "nmost:1"], 1001, seed=3, workers=3)
@@ -327,3 +327,146 @@ def test_a_bare_table_name_is_its_one_ply_player() -> None:
     (named,) = evaluate_player("lr06", ["heuristic"], 40, seed=2)
     (spelled,) = evaluate_player("wpc:1@lr06", ["wpc:1@heuristic"], 40, seed=2)
     assert (named.wins, named.draws, named.losses) == (spelled.wins, spelled.draws, spelled.losses)
+
+
+class Heard(ga.analysis.evaluation.EvaluationProgress):
+    """Records what an evaluation tells as it plays."""
+
+    in_pieces = True
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, object]] = []
+        self.games = 0
+
+    def start(self, rows, games):  # type: ignore[no-untyped-def]
+        self.events.append(("start", (list(rows), games)))
+
+    def played(self, games):  # type: ignore[no-untyped-def]
+        self.games += games
+        self.events.append(("played", self.games))
+
+    def row(self, summary):  # type: ignore[no-untyped-def]
+        self.events.append(("row", (summary.opponent, self.games)))
+
+
+@pytest.mark.parametrize("protocol", ["plain", "ladder", "eu"])
+def test_an_evaluation_tells_its_games_as_they_are_played_and_each_row_when_complete(protocol: str) -> None:
+    # A 16,000-game ladder sat silent until its last game.
+    opponents = {"plain": ["random", "nhand:1"], "ladder": ["wpc:1@heuristic"], "eu": []}[protocol]
+    games = {"plain": 1000, "ladder": 300, "eu": 500}[protocol]
+    heard, records = Heard(), []
+    summaries = evaluate_player("wpc:1@lr06", opponents, games, seed=4, workers=2, protocol=protocol,
+                                depths=(1, 2) if protocol == "ladder" else (), progress=heard, records=records)
+    assert summaries == evaluate_player("wpc:1@lr06", opponents, games, seed=4, workers=1, protocol=protocol,
+                                        depths=(1, 2) if protocol == "ladder" else ())  # in pieces or not
+    kind, (rows, total) = heard.events[0]
+    per_row = games * (2 if protocol == "eu" else 1)
+    assert kind == "start" and rows == [s.opponent for s in summaries] and total == 2 * per_row * len(rows)
+    assert heard.games == total and len(records) == per_row * len(rows)
+    told = [value for kind, value in heard.events if kind == "row"]
+    # Each row the moment its games are played and recorded (twice its games: played, then replayed), not later.
+    assert told == [(row, 2 * per_row * (k + 1)) for k, row in enumerate(rows)]
+    steps = [value for kind, value in heard.events if kind == "played"]
+    assert len(steps) > 2 * len(rows) or per_row <= ga.analysis.evaluation._LEAST_PIECE  # in pieces
+
+
+def test_evaluate_prints_each_row_before_the_next_opponent_s_games(monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import ga.games.executor
+    from ga.cli import main
+
+    printed_before: list[str] = []
+    play_batch = ga.games.executor.play_batch
+
+    def watching(batch, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if int(batch.plan.opponent[0]) == 1 and not printed_before:  # the second opponent's first games
+            printed_before.append(capsys.readouterr().out)
+        return play_batch(batch, *args, **kwargs)
+
+    monkeypatch.setattr(ga.games.executor, "play_batch", watching)
+    assert main(["evaluate", "lr06", "--vs", "random", "--vs", "nhand:1", "--games", "600", "--workers", "1"]) == 0
+    (before,) = printed_before
+    assert before.splitlines()[-1].startswith("random ") and "nhand:1" not in before
+    assert capsys.readouterr().out.splitlines()[-1].startswith("nhand:1 ")
+
+
+def test_evaluate_draws_a_bar_of_its_games_on_a_terminal_and_none_elsewhere() -> None:
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-m", "ga.cli", "evaluate", "lr06", "--vs", "random", "--games", "3000"]
+    environment = {**os.environ, "PYTHONPATH": str(root)}
+    piped = subprocess.run(command, capture_output=True, text=True, cwd=root, env=environment, timeout=60)
+    assert piped.returncode == 0 and piped.stderr == ""  # a log or a pipe gets the table alone
+    main, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal of 100 columns
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=terminal, text=True, cwd=root, env=environment)
+    os.close(terminal)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the terminal closed: the process has ended
+            break
+        if not chunk:
+            break
+        screen += chunk
+    out, _ = process.communicate(timeout=60)
+    os.close(main)
+    assert process.returncode == 0
+    assert out == piped.stdout  # the table, whole, on standard output alone
+    assert b"games, " in screen and b"/3,000 games" in screen and b"%|" in screen
+
+
+def test_a_bare_table_opponent_plays_as_the_evaluated_player_and_a_mismatch_is_named(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `evaluate RUN_DIR --vs paip` played the run's alphabeta:1,end=8 player against a 1-ply paip without the
+    # endgame, and said nothing.
+    from ga.analysis.evaluation import like_for_like
+    from ga.cli import main
+
+    run = Path(__file__).resolve().parent.parent / "results" / "reference" / "engine"
+    evaluated = f"alphabeta:1@{run / 'best_evaluation.json'},end=8"
+    assert like_for_like(evaluated, ["paip", "heuristic", "random", "alphabeta:1@paip,end=8"]) == (
+        ["alphabeta:1@paip,end=8", "alphabeta:1@heuristic,end=8", "random", "alphabeta:1@paip,end=8"], [])
+    played, (warning,) = like_for_like(evaluated, ["wpc:1@paip"])
+    assert played == ["wpc:1@paip"] and warning == (
+        "opponent 'wpc:1@paip' looks 1 ply ahead and solves no endgame, the evaluated player looks 1 ply ahead and "
+        "solves the last 8 empty squares: the score is not like for like (--vs alphabeta:1@paip,end=8 plays it "
+        "alike, as a bare --vs paip does)")
+    assert like_for_like(np.zeros(64), ["paip"]) == (["paip"], [])  # a table plays 1 ply, as a bare name does
+    assert main(["evaluate", str(run), "--vs", "paip", "--vs", "wpc:1@paip", "--games", "40", "--eps", "0.1",
+                 "--seed", "2", "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    rows = out.splitlines()[3:]
+    expected = evaluate_player(evaluated, ["alphabeta:1@paip,end=8", "wpc:1@paip"], 40, eps=0.1, seed=2)
+    for line, summary in zip(rows, expected):
+        assert line.split()[:6] == [summary.opponent, "40", str(summary.wins), str(summary.draws),
+                                    str(summary.losses), f"{summary.score:.3f}"]
+    assert rows[0].startswith("alphabeta:1@paip,eps=0.1,end=8 ")
+    assert err == f"othello-ga: warning: {warning}\n"
+
+
+def test_an_evaluation_nobody_listens_to_plays_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A study's scoring hears nothing: its games are played as one batch, as before progress was told.
+    import ga.games.executor
+
+    calls = []
+    play_batch = ga.games.executor.play_batch
+
+    def counting(batch, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(batch.plan))
+        return play_batch(batch, *args, **kwargs)
+
+    monkeypatch.setattr(ga.games.executor, "play_batch", counting)
+    quiet = evaluate_player("wpc:1@lr06", ["random", "nhand:1"], 1000, seed=4)
+    assert calls == [2000]
+    heard = Heard()
+    assert evaluate_player("wpc:1@lr06", ["random", "nhand:1"], 1000, seed=4, progress=heard) == quiet
+    assert len(calls) > 2 and sum(calls) == 4000

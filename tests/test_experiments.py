@@ -171,6 +171,17 @@ def test_the_feasibility_margin_is_the_worst_gap_plus_a_tenth_of_the_mean() -> N
     assert abs(feasible.margin(scores) - expected) < 1e-12
 
 
+def test_the_shipped_heldout_figures_fit_their_titles_at_their_sizes() -> None:
+    # The README's engine_ladder.png had its title cut at both edges (one panel is narrower than the title).
+    from test_plots import assert_texts_fit
+
+    heldout = load_script("heldout")
+    shipped = ROOT / "results" / "reference"
+    for name, draw in (("heldout", heldout.figure), ("ladder", heldout.ladder_figure),
+                       ("engine_ladder", heldout.engine_figure)):
+        assert_texts_fit(draw(pd.read_csv(shipped / f"{name}.csv")), name)
+
+
 def test_shipped_heldout_table_matches_its_csv() -> None:
     frame = pd.read_csv(ROOT / "results" / "reference" / "heldout.csv")
     text = (ROOT / "results" / "reference" / "heldout.md").read_text(encoding="utf-8")

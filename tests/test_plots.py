@@ -119,7 +119,8 @@ def assert_png(path: Path, kind: str) -> None:
     """Asserts that ``path`` is a PNG of the expected size that is not blank."""
     assert path.read_bytes().startswith(MAGIC["png"])
     pixels = matplotlib.image.imread(path)
-    assert pixels.shape[:2] == expected_pixels(kind)
+    height, width = expected_pixels(kind)
+    assert pixels.shape[1] == width and height <= pixels.shape[0] <= height + 2 * DPI  # and a legend's height
     assert pixels[..., :3].std() > 0.05, f"{path.name} looks blank"
 
 
@@ -285,7 +286,52 @@ def test_every_text_fits_in_its_figure_without_overlap(
     plot_run(run)
     plot_compare([run, write_run(tmp_path / "run-002", name="other")], tmp_path / "compare.png")
     assert len(checked) == len(RUN_FIGURES) + 1
-    assert checked[-1] == "Rolling win rate (mean of 2 generations) with pooled 95% Wilson bands"
+    assert checked[-1] == "Rolling win rate with pooled 95% Wilson bands"
+
+
+def test_legends_sit_above_the_data_win_rates_stay_in_0_1_and_generations_are_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Win-rate axes ran to 1.2 to make room for a legend that could still cover half the plot; a run of 3
+    # generations had ticks at 0.5, 1.5.
+    short = write_run(tmp_path / "short", n_generations=3)
+    figures: dict[str, Figure] = {}
+    image = ga.analysis.plots._image
+
+    def keep_then_draw(figure: Figure, fmt: str, **options: Any) -> bytes:
+        name = (figure.axes[0].get_title() or figure.get_suptitle()).split(":")[0]
+        assert_legends_outside_the_data(figure, name)
+        figures[name] = figure
+        return image(figure, fmt, release=False)
+
+    monkeypatch.setattr(ga.analysis.plots, "_image", keep_then_draw)
+    plot_run(short)
+    plot_compare([short, write_run(tmp_path / "long", n_generations=40)], tmp_path / "compare.png")
+    rates = [figures[name].axes[0] for name in ("Win rate per generation", "Win rate by opponent (rolling mean, 1 gen)",
+                                                "Rolling win rate with pooled 95% Wilson bands")]
+    for axes in rates:
+        assert axes.get_ylim() == (-0.02, 1.02)
+        assert axes.get_legend() is not None
+    for name in ("Win rate per generation", "Fitness and diversity"):
+        ticks = figures[name].axes[-1].get_xticks()
+        shown = [tick for tick in ticks if 0 <= tick <= 2]
+        assert shown == [0, 1, 2], (name, list(ticks))
+
+
+def assert_legends_outside_the_data(figure: Figure, name: str) -> None:
+    """Asserts that each legend lies above its axes (it covers no data) and below the figure's top."""
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    for axes in figure.axes:
+        legend = axes.get_legend()
+        if legend is None:
+            continue
+        box, data = legend.get_window_extent(renderer), axes.get_window_extent(renderer)
+        assert box.y0 >= data.y1 - 1, (name, box, data)
+        assert box.y1 <= figure.bbox.height, name
+        for title in (axes.title, figure._suptitle):
+            if title is not None and title.get_text():
+                assert not box.overlaps(title.get_window_extent(renderer)), (name, title.get_text())
 
 
 def assert_texts_fit(figure: Figure, name: str) -> None:
@@ -405,9 +451,58 @@ def test_vector_formats_have_the_right_magic(run_dir: Path, tmp_path: Path, fmt:
         assert b"<svg" in head
 
 
+@pytest.mark.shows("compare --window")
+def test_compare_smooths_each_run_over_its_own_window_or_the_one_given(tmp_path: Path) -> None:
+    # One window for all, the shortest run's: beside a run of 10 generations a long one was drawn as noise.
+    from click.testing import CliRunner
+
+    from ga.analysis.plots import draw_compare
+    from ga.cli import cli
+
+    short, long = write_run(tmp_path / "short", n_generations=10), write_run(tmp_path / "long", n_generations=200)
+
+    def curves(figure: Figure) -> dict[str, np.ndarray]:
+        return {line.get_label(): line.get_ydata() for line in figure.axes[0].get_lines() if line.get_label()[0] != "_"}
+
+    drawn = curves(draw_compare([short, long]))
+    assert list(drawn) == ["baseline (short), vs fixed opponents, mean of 1 gen",
+                           "baseline (long), vs fixed opponents, mean of 10 gen"]
+    for (label, values), run, window in zip(drawn.items(), (short, long), (1, 10)):
+        expected = rolling_win_rate(pd.read_csv(run / "generations.csv"), window)["rolling"]
+        assert list(values) == pytest.approx(list(expected)), label
+    given = curves(draw_compare([short, long], window=4))
+    assert [label.rsplit(", ", 1)[1] for label in given] == ["mean of 4 gen"] * 2
+    assert list(given.values())[1] == pytest.approx(
+        list(rolling_win_rate(pd.read_csv(long / "generations.csv"), 4)["rolling"]))
+    out = tmp_path / "compare.svg"
+    result = CliRunner().invoke(cli, ["compare", str(short), str(long), "--window", "4", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    svg = out.read_text(encoding="utf-8")
+    assert svg.count("opponents, mean of 4 gen") == 2 and "each curve a rolling mean of 4 generations" in svg
+    bad = CliRunner().invoke(cli, ["compare", str(short), "--window", "0", "-o", str(tmp_path / "x.png")])
+    assert bad.exit_code == 2 and not (tmp_path / "x.png").exists()
+
+
 def test_plot_compare_needs_runs(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least one"):
         plot_compare([], tmp_path / "compare.png")
+
+
+def test_every_heatmap_reads_on_one_colour_bar_of_shares_of_its_largest_weight() -> None:
+    # The GA's table (largest 3) and the refined one (largest 1) were drawn on colour bars of their own units.
+    bars = []
+    for largest in (3.02, 1.18):
+        figure = Figure()
+        (axes,) = draw_weights(figure, np.linspace(-largest, largest / 2, 64))
+        colorbar = figure.axes[-1]
+        labels = [label.get_text() for label in colorbar.get_yticklabels()]
+        # The same tick labels at the same shares of each table's largest weight: one scale.
+        positions = [tick / largest for tick in colorbar.get_yticks()]
+        bars.append((labels, positions))
+        assert colorbar.get_ylabel() == f"weight / largest weight ({largest:.2f})"
+    assert bars[0] == bars[1]
+    assert bars[0][0] == ["−1", "−0.5", "0", "0.5", "1"] or bars[0][0] == ["-1", "-0.5", "0", "0.5", "1"]
+    assert bars[0][1] == pytest.approx([-1, -0.5, 0, 0.5, 1])
 
 
 def test_weights_heatmap_of_a_flat_table(tmp_path: Path) -> None:

@@ -94,15 +94,27 @@ def test_the_reference_plays_as_a_player_spec() -> None:
 
 
 def test_seed2021_re_runs_to_the_shipped_files_byte_for_byte(tmp_path: Path) -> None:
-    """The blog's experiment, 1,000 generations (about 2 s): the shipped tables and every untimed column."""
+    """The blog's experiment, 1,000 generations (about 3 s), run by the command its manifest records: the shipped
+    tables, every untimed column and the manifest's untimed fields, the command included."""
     import csv
-
-    from ga.evolution.run import evolve
+    import json
+    import shlex
+    import subprocess
+    import sys
 
     shipped = ROOT / "results" / "reference" / "seed2021"
-    evolve(ROOT / "experiments" / "seed2021.toml", out=tmp_path / "run", workers=1)
+    recorded = json.loads((shipped / "manifest.json").read_text())
+    command = shlex.split(recorded["command"])
+    assert command[0] == "othello-ga"
+    subprocess.run([sys.executable, "-m", "ga.cli", *command[1:], "--out", str(tmp_path / "run"), "--workers", "1"],
+                   cwd=ROOT, check=True, capture_output=True)
     for name in ("best_weights.csv", "mean_weights.csv"):
         assert (tmp_path / "run" / name).read_bytes() == (shipped / name).read_bytes(), name
+    again = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    untimed = ("experiment", "seed", "generations_planned", "generations_done", "games_played", "status")
+    assert {key: again[key] for key in untimed} == {key: recorded[key] for key in untimed}
+    # Where the re-run went (--out) and how many threads played it are not what it is: neither is recorded.
+    assert again["command"] == recorded["command"] + " --workers 1"
 
     def untimed(path: Path) -> list[list[str]]:
         rows = list(csv.reader(path.open(newline="")))
@@ -217,3 +229,29 @@ def test_the_blas_core_is_pinned_only_where_its_kernels_run(cpuinfo: str, core: 
     import ga
 
     assert ga.blas_core(cpuinfo) == core
+
+
+def test_a_run_records_its_command_without_the_places_of_the_machine_that_ran_it() -> None:
+    from ga.rundir.manifest import command_line
+
+    assert command_line(["evolve", "experiments/strong.toml", "--out", "/home/me/runs/strong", "--quiet"]) == \
+        "othello-ga evolve experiments/strong.toml --quiet"
+    assert command_line(["study", "s.toml", "--out=/tmp/s", "--jobs", "2"]) == "othello-ga study s.toml --jobs 2"
+    assert command_line(["resume", "r", "--dask", "tls://h:8786", "--dask-tls-ca", "/etc/ca.pem", "--dask-tls-cert",
+                         "/etc/me.pem", "--dask-tls-key=/etc/key.pem"]) == "othello-ga resume r --dask tls://h:8786"
+    assert command_line(["evolve", "x.toml", "--outline"]) == "othello-ga evolve x.toml --outline"  # not --out
+
+
+def test_nothing_shipped_names_a_path_of_the_machine_that_made_it() -> None:
+    import json
+    import re
+
+    # An absolute path of a Unix machine, as a command line or a page would quote it.
+    absolute = re.compile(r"(?:^|[\s='\"(])/(?:tmp|work|home|root|Users|var|opt|mnt|srv|scratch)\b")
+    found = []
+    for path in sorted(REFERENCE.rglob("*")):
+        if path.suffix in (".json", ".md", ".csv", ".toml") and absolute.search(path.read_text(encoding="utf-8")):
+            found.append(str(path.relative_to(ROOT)))
+    assert found == []
+    for manifest in REFERENCE.rglob("manifest.json"):
+        assert "--out" not in json.loads(manifest.read_text())["command"], manifest

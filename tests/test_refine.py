@@ -5,6 +5,8 @@ import json
 import re
 import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,8 @@ from ga.analysis.stats import MatchSummary
 from ga.weights import load_weights
 from runs import assert_same_run, generations_without_timings
 from test_resume import SignalAfter
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def tiny(**refine_keys: Any) -> dict[str, Any]:
@@ -485,3 +489,28 @@ def test_what_a_game_costs_is_sampled_with_the_features_an_evaluation_evolves(ge
     costs = stages.sample_costs(config_from_dict(data))
     assert set(costs) == {stages.GENERATIONS, stages.TOURNAMENT}
     assert all(0 < cost < 1 for cost in costs.values())
+
+
+def test_show_counts_every_stage_s_games_as_evolve_does(tmp_path: Path) -> None:
+    # show said 2,110,848 games for strong.toml (its GA's), evolve 46,076,424 (every stage's): one number now,
+    # and show names what it covers.
+    import tomli_w
+
+    from ga.analysis.summary import summarize_run
+
+    config = tmp_path / "refined.toml"
+    config.write_text(tomli_w.dumps(tiny()))
+    out = tmp_path / "run"
+    process = subprocess.run([sys.executable, "-m", "ga.cli", "evolve", str(config), "--out", str(out), "--quiet",
+                              "--no-plots"], capture_output=True, text=True, cwd=ROOT, check=True)
+    played = int(re.search(r"\), ([\d,]+) games; results in", process.stdout).group(1).replace(",", ""))
+    (line,) = [line for line in summarize_run(out).splitlines() if line.startswith("  games played")]
+    manifest = json.loads((out / "manifest.json").read_text())
+    restarts = sum(json.loads((path / "manifest.json").read_text())["games_played"]
+                   + json.loads((path / "manifest.json").read_text()).get("final_games", 0)
+                   for path in (out / "restarts").iterdir())
+    stages = [("GA", manifest["games_played"]), *([("final tournament", manifest["final_games"])]
+                                                    if "final_games" in manifest else []),
+              ("restarts", restarts), ("refinement", manifest["refine_games"])]
+    assert line == f"  games played  {played:,} in all (" + ", ".join(f"{k} {v:,}" for k, v in stages) + ")"
+    assert sum(v for _, v in stages) == played

@@ -222,6 +222,69 @@ def test_resuming_a_finished_run_writes_nothing(tmp_path: Path) -> None:
     assert extended.finished and not extended.already_finished and extended.generations_done == 5
 
 
+def snapshot(directory: Path) -> dict[Path, tuple[bytes, int]]:
+    return {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in directory.rglob("*") if path.is_file()}
+
+
+@pytest.mark.parametrize("shipped", ["strong", "seed2021", "deep", "engine"])
+def test_resume_of_a_shipped_run_says_it_is_finished_and_never_to_remove_it(shipped: str) -> None:
+    # It said the run "stopped before its first generation ended" and to remove 'results/reference/strong'.
+    from ga.cli import main
+
+    run_dir = Path("results") / "reference" / shipped
+    before = snapshot(ROOT / run_dir)
+    done = manifest(ROOT / run_dir)["generations_done"]
+    result = subprocess.run([sys.executable, "-m", "ga.cli", "resume", str(run_dir)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        f"'{run_dir}' is finished ({done:,} of {done:,} generations done, and every stage after them): nothing to "
+        "resume, nothing written. It was kept without its checkpoint.json, so it cannot be extended in place; to run "
+        f"it again, longer, into a new directory: othello-ga evolve {run_dir / 'config.toml'} --generations N "
+        f"--out NEW_DIR, with N more than {done:,}\n")
+    assert snapshot(ROOT / run_dir) == before
+    assert main(["resume", str(ROOT / run_dir), "--generations", str(done + 1)]) == 2
+    assert snapshot(ROOT / run_dir) == before
+
+
+def test_a_finished_run_kept_without_its_checkpoint_is_made_again_as_the_message_says(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ga.cli import main
+
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 3})), out=run_dir)
+    (run_dir / "checkpoint.json").unlink()
+    before = snapshot(run_dir)
+    for generations in (None, 3):
+        result = resume(run_dir, generations=generations)
+        assert result.finished and result.already_finished and not result.checkpoint_kept
+    with pytest.raises(RunDirError) as refused:
+        resume(run_dir, generations=5)
+    message = str(refused.value)
+    assert message == (f"'{run_dir}' is finished (3 of 3 generations done) and was kept without its checkpoint.json, "
+                       "so it cannot be extended in place; run it again, longer, into a new directory: othello-ga "
+                       f"evolve {run_dir / 'config.toml'} --generations 5 --out NEW_DIR")
+    assert snapshot(run_dir) == before
+    # What it says to run makes the run again: its first generations are this run's.
+    command = message.rsplit(": othello-ga ", 1)[1].replace("NEW_DIR", str(tmp_path / "again")).split()
+    assert main([*command, "--quiet", "--no-plots"]) == 0
+    capsys.readouterr()
+    assert generations_without_timings(tmp_path / "again")[:4] == generations_without_timings(run_dir)
+
+
+def test_a_copied_run_without_its_checkpoint_is_not_said_to_have_stopped_before_its_first_generation(
+        tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evolve(config_from_dict(tiny(experiment={"generations": 3})), out=run_dir)
+    (run_dir / "checkpoint.json").unlink()
+    data = manifest(run_dir) | {"status": "interrupted"}
+    (run_dir / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(RunDirError, match=r"has 3 generations done but no checkpoint.json \(it was copied without it\)"
+                                          r", so it cannot be continued; run it again into a new directory: othello-ga "
+                                          r"evolve .*config.toml --out NEW_DIR$"):
+        resume(run_dir)
+
+
 def test_an_extension_s_wall_time_is_the_time_spent_running_not_the_gap(tmp_path: Path) -> None:
     from ga.analysis.summary import summarize_run
     from ga.evolution.run import job_seconds
@@ -249,8 +312,8 @@ def test_resume_refuses_what_is_not_a_resumable_run(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     evolve(config_from_dict(tiny(experiment={"generations": 2})), out=run_dir)
     (run_dir / "checkpoint.json").unlink()
-    with pytest.raises(RunDirError, match="checkpoint"):
-        resume(run_dir)
+    with pytest.raises(RunDirError, match="kept without its checkpoint.json"):
+        resume(run_dir, generations=3)  # (a finished one without it is finished: resume(run_dir) does nothing)
 
 
 def test_resume_refuses_a_run_whose_csv_lost_rows(tmp_path: Path) -> None:
@@ -409,6 +472,27 @@ def test_signal_saves_exits_130_and_resume_completes(
     result = resume(run_dir, workers=1)
     assert result.finished
     assert_same_run(run_dir, subprocess_reference)
+
+
+def test_ctrl_c_leaves_the_bar_where_the_run_stopped(tmp_path: Path, subprocess_config: Path) -> None:
+    # The bar jumped to 100% "done" before the run said it had stopped.
+    import re
+
+    run_dir = tmp_path / "run"
+    process = start_cli("evolve", str(subprocess_config), "--out", str(run_dir), "--no-plots", "--workers", "1")
+    try:
+        wait_for_generations(process, run_dir, 2)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=6)
+    finally:
+        kill_all(process, False)
+    assert process.returncode == 130, stderr
+    screens = [screen.strip() for screen in re.split(r"[\r\n]", stderr) if screen.strip()]
+    bars = [screen for screen in screens if screen.startswith("GA ")]
+    done = manifest(run_dir)["generations_done"]
+    assert bars and bars[-1].startswith(f"GA {done}/20 "), bars[-1:]
+    assert not any(" 100%|" in bar or bar.endswith("done") for bar in bars), bars[-1]
+    assert screens[-1].startswith(f"stopped during GA, {done} of 20 generations done (checkpoint saved)")
 
 
 # --- a checkpoint is checked before it is trusted ------------------------------------------------

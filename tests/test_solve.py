@@ -192,10 +192,60 @@ def test_bench_names_ffo_positions_not_solved_as_published(tmp_path: Path) -> No
 
     if not FFO.exists():
         pytest.skip("needs the FFO positions")
-    positions = read_ffo(FFO)
+    positions = read_ffo([FFO])
     good = ffo_time(positions, 1, 3, None)
     assert "WRONG" not in good.detail and good.median > 0
     doctored = tmp_path / "ffo.csv"
     text = FFO.read_text().replace(",G8,+18,", ",G8,+16,", 1)  # #1's published score, altered
     doctored.write_text(text)
-    assert ffo_time(read_ffo(doctored), 1, 3, None).detail.endswith("WRONG: #1")
+    assert ffo_time(read_ffo([doctored]), 1, 3, None).detail.endswith("WRONG: #1")
+
+
+# Edax's fforum-1-19.obf begins so: each position, then every move's published score, best first.
+OBF = (f"{FIRST}; G8:+18; H1:+12; H7:+6; A2:+0; A3:-4; B1:-4; A1:-6; H2:-6;\n"
+       "--XXXXX--XXXXX--XXXXXXXX-XXXXXXXX-XOOOOO--XOXOO---OXXO--O-XOOO-- O; A3:+0; B8:-2;\n"  # (made up)
+       f"{FOURTH}; A5:+0; H8:+0; B1:-4; G7:-12;\n")
+
+
+def test_ffo_positions_are_read_from_edax_s_obf_files_numbered_by_their_names(tmp_path: Path) -> None:
+    from ga.analysis.bench import ffo_sets, read_ffo
+
+    (tmp_path / "fforum-1-3.obf").write_text(OBF)
+    (tmp_path / "more.obf").write_text(f"{FIRST}\n\n")  # no published scores: nothing to check it against
+    (tmp_path / "fforum-40-40.obf").write_text(f"{FOURTH}; A5:+0; H8:+0;\n")
+    positions = read_ffo([tmp_path / "fforum-1-3.obf", tmp_path / "more.obf", tmp_path / "fforum-40-40.obf"])
+    assert [p.number for p in positions] == [1, 2, 3, 4, 40]
+    assert positions[0].board.to_text() == FIRST and positions[0].best_moves == {"g8"} and positions[0].score == 18
+    assert positions[2].best_moves == {"a5", "h8"} and positions[2].score == 0
+    assert positions[3].score is None and positions[3].best_moves == frozenset()
+    assert ffo_sets(positions) == [(1, 40, None)]  # no whole set: one row of what was given, no target
+    assert ffo_sets(positions, quick=True) == []
+    (tmp_path / "fforum-1-39.obf").write_text(f"{FIRST}; G8:+18;\n" * 39)
+    whole = read_ffo([tmp_path / "fforum-1-39.obf"])
+    assert ffo_sets(whole) == [(1, 39, 90.0)] and ffo_sets(whole, quick=True) == [(1, 19, None)]
+    with pytest.raises(ValueError, match=r"fforum-1-3.obf', line 2: not a position"):
+        (tmp_path / "fforum-1-3.obf").write_text(OBF.replace("O; A3", "Q; A3"))
+        read_ffo([tmp_path / "fforum-1-3.obf"])
+
+
+@pytest.mark.shows("bench --ffo")
+def test_bench_solves_the_obf_positions_it_is_given_and_names_those_not_solved_as_published(tmp_path: Path) -> None:
+    # The FFO rows needed a CSV at a path of the developers' machines, which bench --quick printed.
+    runner = CliRunner()
+    bare = runner.invoke(cli, ["bench", "--quick", "--repeat", "1", "--only", "endgame"])
+    assert bare.exit_code == 0, bare.output
+    assert "(the FFO endgame rows need the positions: --ffo fforum-1-19.obf --ffo fforum-20-39.obf, from Edax's " \
+           "repository, folder problem/)" in bare.output
+    assert "shared" not in bare.output and "../" not in bare.output
+    given = tmp_path / "ffo.obf"
+    given.write_text(f"{FIRST}; G8:+18; H1:+12;\n{FOURTH}; A5:+0; H8:+0; B1:-4;\n")
+    result = runner.invoke(cli, ["bench", "--repeat", "1", "--only", "endgame", "--ffo", str(given)])
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.output.splitlines() if line.startswith("endgame FFO")]
+    assert line.startswith("endgame FFO #1-#2 ") and "WRONG" not in line
+    given.write_text(f"{FIRST}; G8:+18; H1:+12;\n{FOURTH}; A5:+0; B1:-4;\n")  # #2's published moves, altered
+    result = runner.invoke(cli, ["bench", "--repeat", "1", "--only", "endgame", "--ffo", str(given)])
+    assert [line for line in result.output.splitlines() if line.startswith("endgame FFO")][0].endswith("WRONG: #2")
+    given.write_text("not a position\n")
+    result = runner.invoke(cli, ["bench", "--only", "endgame", "--ffo", str(given)])
+    assert result.exit_code == 2 and "not a position" in result.output and "benchmark" not in result.output

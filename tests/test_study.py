@@ -359,9 +359,41 @@ def test_the_figures_draw_the_summarys_numbers(reference: Path) -> None:
                    .rolling(1, min_periods=1).mean() for s in study.seeds]
         for generation in range(3):
             mean, half = mean_interval([r[generation] for r in rolling])
-            assert (curve["mean"][generation], curve["high"][generation]) == pytest.approx((mean, mean + half))
+            assert (curve["mean"][generation], curve["high"][generation]) == pytest.approx((mean, min(1, mean + half)))
     (line,) = [c for c in grid_figure(study, table, summary, "selection.tournament_size").axes[0].containers]
     assert list(line.lines[0].get_xdata()) == [2.0, 4.0]
+
+
+def test_the_study_figures_fit_their_titles_keep_bands_and_legends_off_the_data_and_a_rate_grid_is_logarithmic(
+        reference: Path, tmp_path: Path) -> None:
+    # measures.png's and grid.png's titles were clipped, t bands ran below 0 and above 1, and grid.png put
+    # 0.01, 0.03 and 0.1 on a linear axis.
+    from test_plots import assert_legends_outside_the_data, assert_texts_fit
+
+    study = load_study(reference / "study.toml")
+    table = run_table(study, reference)
+    summary = summary_frame(study, table)
+    curves = config_curves(study, reference)
+    for curve in curves.values():
+        assert curve["low"].min() >= 0 and curve["high"].max() <= 1
+    figure = curves_figure(study, curves)
+    assert figure.axes[0].get_ylim() == (-0.02, 1.02)
+    assert_legends_outside_the_data(figure, "curves")
+    for name, drawn in (("curves", figure), ("measures", measures_figure(study, table, summary)),
+                        ("grid", grid_figure(study, table, summary, "selection.tournament_size"))):
+        assert_texts_fit(drawn, name)
+    grid = grid_figure(study, table, summary, "selection.tournament_size")
+    assert grid.axes[0].get_xscale() == "linear" and list(grid.axes[0].get_xticks()) == [2, 4]
+    text = STUDY.format(study="").replace("selection.tournament_size = [2, 4]",
+                                          "mutation.gene_probability = [0.01, 0.03, 0.1]")
+    rates = load_study(write_study(tmp_path, text=text))
+    labels = [config.label for config in rates.configs]
+    made = pd.DataFrame([{"kind": "mean", "measure": measure, "config": label, "mean": 0.5, "low": 0.4, "high": 0.6}
+                         for measure in ("league", "random") for label in labels])
+    grid = grid_figure(rates, pd.DataFrame(), made, "mutation.gene_probability")
+    assert_texts_fit(grid, "grid")
+    assert grid.axes[0].get_xscale() == "log"
+    assert [label.get_text() for label in grid.axes[0].get_xticklabels()] == ["0.01", "0.03", "0.1"]
 
 
 def test_curve_band_by_hand() -> None:
@@ -621,3 +653,24 @@ def test_the_command_lines_options_take_effect(reference: Path, tmp_path: Path,
     assert main(["study", str(path), "--out", str(tmp_path / "dask"), "--dask", "local:2", "--quiet"]) == 0
     assert study_state(tmp_path / "dask") == study_state(reference)
     assert {int((run / ".lock").read_text()) for run in (tmp_path / "dask" / "runs").iterdir()} == {os.getpid()}
+
+
+def test_a_rank_test_that_cannot_reach_significance_with_so_few_runs_says_so(reference: Path) -> None:
+    # Two or three seeds gave Wilcoxon p = 1.000 with no word that no difference could give less than 0.25.
+    from scipy import stats
+
+    from ga.analysis.comparison import smallest_p
+    from ga.study.summary import summary_markdown
+
+    for n in range(1, 9):  # all differences of one sign: the most extreme outcome, as scipy computes it exactly
+        assert smallest_p(True, n, n) == pytest.approx(stats.wilcoxon(np.arange(1.0, n + 1)).pvalue)
+    for m, n in ((2, 3), (3, 3), (4, 4)):
+        far = stats.mannwhitneyu(np.arange(m), np.arange(m, m + n) + 10, alternative="two-sided", method="exact")
+        assert smallest_p(False, m, n) == pytest.approx(far.pvalue)
+    study = load_study(reference / "study.toml")
+    table = run_table(study, reference)
+    text = summary_markdown(study, table, summary_frame(study, table))
+    assert ("Too few runs to test: with 2 pairs the Wilcoxon signed-rank test's smallest p is 0.500. It cannot reach "
+            "0.05 however large the difference") in text
+    six = pd.concat([table.assign(seed=table["seed"] + 10 * k) for k in range(3)], ignore_index=True)
+    assert "Too few runs" not in summary_markdown(study, six, summary_frame(study, six))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -216,20 +217,66 @@ FFO_SETS = {(1, 39): 90.0, (40, 44): 60.0}
 
 @dataclass(frozen=True)
 class FfoPosition:
-    """A position of the FFO endgame test set, with its published best moves and score."""
+    """A position of the FFO endgame test set, with its published best moves and score (None: not published)."""
 
     number: int
     board: Board
     best_moves: frozenset[str]  # a1-h8
-    score: int
+    score: int | None
 
 
-def read_ffo(path: Path) -> list[FfoPosition]:
-    """Returns the positions of an FFO CSV (columns number, board, to_move, best_moves, best_score)."""
-    with path.open(newline="") as handle:
-        return [FfoPosition(int(row["number"]), Board.from_text(f"{row['board']} {row['to_move']}"),
-                            frozenset(move.lower() for move in row["best_moves"].split("|")), int(row["best_score"]))
-                for row in csv.DictReader(handle)]
+def read_ffo(paths: Sequence[Path]) -> list[FfoPosition]:
+    """Returns the FFO positions of ``paths``, in order: Edax's ``.obf`` files as its repository publishes them
+    (``problem/fforum-1-19.obf``, ``fforum-20-39.obf``, ...), or a CSV (columns number, board, to_move,
+    best_moves, best_score).
+
+    An ``.obf`` line is a position, then each move's published score
+    (``...-- X; G8:+18; H1:+12; ...``); the best moves are those of the best
+    score. Its positions are numbered from the first number of the file's
+    name (``fforum-20-39.obf``: #20 on), else on from the file before.
+
+    :raises ValueError: naming the file and line of what cannot be read.
+    """
+    positions: list[FfoPosition] = []
+    for path in paths:
+        if path.suffix.lower() == ".csv":
+            with path.open(newline="", encoding="utf-8") as handle:
+                try:
+                    positions += [FfoPosition(int(row["number"]), Board.from_text(f"{row['board']} {row['to_move']}"),
+                                              frozenset(move.lower() for move in row["best_moves"].split("|")),
+                                              int(row["best_score"])) for row in csv.DictReader(handle)]
+                except (KeyError, ValueError, TypeError) as error:
+                    raise ValueError(f"'{path}' is not an FFO CSV (number, board, to_move, best_moves, best_score): "
+                                     f"{error}") from None
+            continue
+        named = re.search(r"(\d+)-\d+\.obf$", path.name, re.IGNORECASE)
+        number = int(named.group(1)) if named else (positions[-1].number + 1 if positions else 1)
+        for line_number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            position, *published = [field.strip() for field in line.split(";")]
+            if not position:
+                continue
+            try:
+                board = Board.from_text(position)
+                scores = {field.split(":")[0].lower(): int(field.split(":")[1]) for field in published if field}
+            except (ValueError, IndexError) as error:
+                raise ValueError(f"'{path}', line {line_number}: not a position with its moves' scores "
+                                 f"(\"...-- X; G8:+18; H1:+12\"): {error}") from None
+            best = max(scores.values(), default=None)
+            positions.append(FfoPosition(number, board, frozenset(m for m, v in scores.items() if v == best), best))
+            number += 1
+    return positions
+
+
+def ffo_sets(positions: Sequence[FfoPosition], quick: bool = False) -> list[tuple[int, int, float | None]]:
+    """Returns the FFO rows to measure: each set of FFO_SETS whose positions are all given (``quick``: #1-#19
+    only), with its time target; without any, one row of every position given, without a target."""
+    numbers = {position.number for position in positions}
+    sets = {(1, 19): None} if quick else FFO_SETS
+    complete = [(first, last, target) for (first, last), target in sets.items()
+                if set(range(first, last + 1)) <= numbers]
+    if complete or quick or not numbers:
+        return complete
+    return [(min(numbers), max(numbers), None)]
 
 
 def endgame_positions(empties: int, count: int) -> list[Board]:
@@ -271,7 +318,7 @@ def ffo_time(positions: Sequence[FfoPosition], first: int, last: int, target: fl
         nodes += solution.nodes
         seconds += solution.seconds
         names = {square_name(move) for move in solution.best_moves}
-        if solution.score != position.score or names != position.best_moves:
+        if position.score is not None and (solution.score != position.score or names != position.best_moves):
             wrong.append(f"#{position.number}")
     verdict = f", WRONG: {' '.join(wrong)}" if wrong else ""
     return Measurement(f"endgame FFO #{first}-#{last}", "s", seconds, [seconds], target, lower_is_better=True,
@@ -325,12 +372,13 @@ GROUPS = ("engine", "search", "patterns", "endgame", "loop")
 
 
 def measure(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS,
-            ffo: Path | None = None, network: Evaluation | None = None) -> Iterator[Measurement]:
+            ffo: Sequence[FfoPosition] = (), network: Evaluation | None = None) -> Iterator[Measurement]:
     """Runs the benchmarks of ``groups``, yielding each measurement as soon as it is taken (``quick``: small sizes).
 
-    ``ffo`` (an FFO CSV) adds the endgame rows of the FFO sets: each solved
-    once, single-threaded, checked against the published scores and moves.
-    ``network`` (an evaluation with a pattern network) adds the pattern rows.
+    ``ffo`` (FFO positions, :func:`read_ffo`) adds the endgame rows of the
+    FFO sets (:func:`ffo_sets`): each solved once, single-threaded, checked
+    against the published scores and moves. ``network`` (an evaluation with
+    a pattern network) adds the pattern rows.
     """
     scale = 20 if quick else 1
     table = TABLES["heuristic"]
@@ -365,17 +413,12 @@ def measure(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS
         empties = 12 if quick else ENDGAME_EMPTIES
         yield endgame_rate(endgame_positions(empties, ENDGAME_POSITIONS), 1 if quick else repeat,
                            f"endgame, {ENDGAME_POSITIONS} positions at {empties} empty")
-        if ffo is not None:
-            positions = read_ffo(ffo)
-            for (first, last), target in FFO_SETS.items():
-                if quick:  # the first set's small positions only
-                    yield ffo_time(positions, first, 19, None)
-                    break
-                yield ffo_time(positions, first, last, target)
+        for first, last, target in ffo_sets(ffo, quick):
+            yield ffo_time(ffo, first, last, target)
 
 
 def run_benchmarks(quick: bool = False, repeat: int = 5, groups: Sequence[str] = GROUPS,
-                   ffo: Path | None = None, network: Evaluation | None = None) -> list[Measurement]:
+                   ffo: Sequence[FfoPosition] = (), network: Evaluation | None = None) -> list[Measurement]:
     """Runs the benchmarks of ``groups`` and returns the measurements."""
     return list(measure(quick, repeat, groups, ffo, network))
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CORRECTION", "Comparison", "compare", "difference_interval", "holm", "rank_test"]
+__all__ = ["CORRECTION", "Comparison", "compare", "difference_interval", "holm", "rank_test", "smallest_p"]
 
 #: How the p-values of many comparisons are corrected, as the summaries state it.
 CORRECTION = "Holm (step-down Bonferroni) over the comparisons of each measure"
@@ -110,6 +110,22 @@ def rank_test(first: Sequence[float], second: Sequence[float], paired: bool) -> 
         return UNPAIRED_TEST, math.nan, math.nan
     result = stats.mannwhitneyu(a, b, alternative="two-sided")
     return UNPAIRED_TEST, float(result.statistic), float(result.pvalue)
+
+
+def smallest_p(paired: bool, first: int, second: int) -> float:
+    """Returns the smallest two-sided p the rank test of :func:`rank_test` can give with these many runs, however
+    large the difference: Wilcoxon's with ``first`` pairs, 2 / 2^n (every difference of one sign); Mann-Whitney's
+    with ``first`` and ``second`` runs, 2 / C(first + second, first) (the two samples apart). With 3 pairs it is
+    0.25: such a test cannot reach 0.05, whatever its p says.
+
+    >>> smallest_p(True, 3, 3), smallest_p(True, 6, 6), smallest_p(False, 3, 3)
+    (0.25, 0.03125, 0.1)
+    """
+    if first < 1 or second < 1:
+        return math.nan
+    if paired:
+        return min(1.0, 2.0 / 2**first)
+    return min(1.0, 2.0 / math.comb(first + second, first))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -46,6 +46,7 @@ from ga.rundir.reader import read_config
 from ga.weights import load_evaluation, range_problem
 
 __all__ = [
+    "EvaluationProgress",
     "check_evaluation",
     "EU_LABEL",
     "LEAGUE_EPS",
@@ -56,6 +57,7 @@ __all__ = [
     "PROTOCOLS",
     "evaluate_player",
     "ladder",
+    "like_for_like",
     "protocol_opponents",
     "record_games",
     "trained_on_random_tables",
@@ -73,6 +75,31 @@ LADDER_DEPTHS = (1, 2, 3, 4)
 EU_LABEL = "eu(random U(-1,1) tables)"
 
 PlayerSource = str | npt.ArrayLike | Evaluation
+
+
+class EvaluationProgress:
+    """What an evaluation tells as it plays (this one: nothing); ``othello-ga evaluate`` draws a bar and prints
+    each row as it completes.
+
+    ``in_pieces``: whether the games are played in pieces so that it hears of them as they go (a listener that
+    hears nothing, as a study's scoring, has them played in one batch, as before progress was told).
+    """
+
+    in_pieces = False
+
+    def start(self, rows: Sequence[str], games: int) -> None:
+        """The evaluation starts: the labels of its rows, in order, and the games it will play (replays included)."""
+
+    def played(self, games: int) -> None:
+        """``games`` more games were played (or replayed for their records)."""
+
+    def row(self, summary: MatchSummary) -> None:
+        """A row is complete: every game against its opponent played."""
+
+
+#: Games a row is played in at most this many pieces of (at least _LEAST_PIECE games each), for its progress.
+_PIECES = 20
+_LEAST_PIECE = 256
 
 # The table players of an evaluation's plan: the random tables of eu (1-ply, eps 0); otherwise none play.
 _NO_TABLES = ("nhand_custom", 1, 0.0, 40, 0, ())
@@ -161,6 +188,7 @@ def evaluate_player(
     end: int = 0,
     records: list[GameRecord] | None = None,
     label: str | None = None,
+    progress: EvaluationProgress | None = None,
 ) -> list[MatchSummary]:
     """Plays ``games`` games against each opponent and returns one summary per opponent.
 
@@ -172,7 +200,9 @@ def evaluate_player(
     a table, played by :func:`ladder` at each of ``depths`` (default 1-4).
     ``records``, if given, receives every game played, in plan order, as a
     GGF record (each game replayed move by move: as slow again as playing it),
-    the evaluated player named ``label`` (default: its spec).
+    the evaluated player named ``label`` (default: its spec). ``progress``
+    hears of the games as they are played and of each row as it completes
+    (:class:`EvaluationProgress`); the results do not depend on it.
 
     >>> [str(summary) for summary in evaluate_player("wpc:1@lr06", ["random"], 4)]
     ['random: +4 =0 -0 score 1.000, Elo +inf [+7, +inf]']
@@ -189,13 +219,14 @@ def evaluate_player(
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
     games, workers, seed = int(games), int(workers), int(seed)
     played_eps, opponents, spec, weights, opponent_specs = _setting_up(player_spec, opponents, protocol, eps, depths)
+    progress = progress or EvaluationProgress()
     if protocol == "ladder":
         return ladder(_table_of(spec, weights), opponents, games, depths=depths or LADDER_DEPTHS, seed=seed,
                       workers=workers, phase_move=DEFAULT_PHASE_MOVE if spec.phase_move is None else spec.phase_move,
-                      end=end, records=records, label=label or "evaluated")
+                      end=end, records=records, label=label or "evaluated", progress=progress)
     player = build_player(spec, weights, load_weights=load_evaluation)
     if protocol == "eu":
-        return [_expected_utility(player, games, seed, workers, records, label or str(spec))]
+        return [_expected_utility(player, games, seed, workers, records, label or str(spec), progress)]
     opponent_players: list[Player | None] = [build_player(opponent, load_weights=load_evaluation)
                                               for opponent in opponent_specs]
     labels = [
@@ -210,12 +241,80 @@ def evaluate_player(
         seeds=np.concatenate([game_seeds(seed, index, games) for index in range(len(opponents))]),
         colours=np.tile((np.arange(games) % 2).astype(np.uint8), len(opponents)),
     )
-    diffs = play_here(Batch(_NO_TABLES, np.zeros((0, 64)), labels, plan, player, opponent_players), workers)
-    if records is not None:
-        records += record_games(plan, diffs, [(player, label or str(spec))] * len(diffs),
-                                [(opponent_players[k], labels[k]) for k in plan.opponent])
-    return [MatchSummary.from_disc_diffs(label, diffs[index * games:(index + 1) * games].tolist())
-            for index, label in enumerate(labels)]
+    named = label or str(spec)
+
+    def record(rows: slice, diffs: npt.NDArray[np.int32]) -> list[GameRecord]:
+        return record_games(plan.subset(rows), diffs, [(player, named)] * len(diffs),
+                            [(opponent_players[k], labels[k]) for k in plan.opponent[rows]])
+
+    batch = Batch(_NO_TABLES, np.zeros((0, 64)), labels, plan, player, opponent_players)
+    return _play_rows(batch, labels, workers, progress, records, record)
+
+
+def _play_rows(batch: Batch, labels: Sequence[str], workers: int, progress: EvaluationProgress,
+               records: list[GameRecord] | None = None,
+               record: Any = None) -> list[MatchSummary]:
+    """Plays a batch whose plan is one block of games per row (``labels``), in order, and returns a summary per
+    row; tells ``progress`` of the games in pieces and of each row once it is complete (its games recorded by
+    ``record(rows, diffs)`` into ``records`` first, when asked)."""
+    per_row = len(batch.plan) // len(labels)
+    progress.start(labels, len(batch.plan) * (2 if records is not None else 1))
+    step = max(_LEAST_PIECE, -(-per_row // _PIECES))
+    cuts = [row * per_row + min(offset, per_row) for row in range(len(labels))
+            for offset in range(step, per_row + step, step)]
+    summaries: list[MatchSummary] = []
+    reported = [0]
+
+    def played(end: int, results: npt.NDArray[np.int32]) -> None:
+        progress.played(end - reported[0])
+        reported[0] = end
+        while (len(summaries) + 1) * per_row <= end:
+            rows = slice(len(summaries) * per_row, (len(summaries) + 1) * per_row)
+            if records is not None:
+                records.extend(record(rows, results[rows]))
+                progress.played(per_row)
+            summaries.append(MatchSummary.from_disc_diffs(labels[len(summaries)], results[rows].tolist()))
+            progress.row(summaries[-1])
+
+    play_here(batch, workers, cuts if progress.in_pieces else (), played)
+    return summaries
+
+
+def like_for_like(player_spec: PlayerSource, opponents: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Returns the opponents of a plain evaluation played like for like, and a warning for each that is not.
+
+    A bare table name (``paip``, ``heuristic``) plays as the evaluated player
+    plays: its kind, depth and exact endgame (``end``): against a run's
+    ``alphabeta:1,end=8`` player, ``paip`` is ``alphabeta:1@paip,end=8``, not
+    a 1-ply ``paip`` that never solves the endgame. An opponent given as a whole spec is played as
+    written; if it plays a table at another depth or endgame than the
+    evaluated player, the warning says so and how to play it alike.
+
+    >>> like_for_like("alphabeta:2@lr06,end=8", ["paip", "random"])
+    (['alphabeta:2@paip,end=8', 'random'], [])
+    """
+    if not isinstance(player_spec, str):
+        return list(opponents), []  # a table: played as wpc:1, as a bare name is
+    evaluated = parse_spec(player_spec)
+    played, warnings = [], []
+    for text in opponents:
+        spec = parse_spec(text)
+        alike = dataclasses.replace(spec, kind=evaluated.kind, depth=evaluated.depth, end=evaluated.end)
+        if spec.table is not None and not any(mark in text for mark in ":,@"):
+            played.append(str(alike))
+            continue
+        played.append(text)
+        if spec.table is not None and (spec.depth, spec.end) != (evaluated.depth, evaluated.end):
+            warnings.append(f"opponent {text!r} {_searches(spec)}, the evaluated player {_searches(evaluated)}: "
+                            f"the score is not like for like (--vs {alike} plays it alike, as a bare "
+                            f"--vs {spec.table} does)")
+    return played, warnings
+
+
+def _searches(spec: PlayerSpec) -> str:
+    """Says how deep a player searches and how much of the endgame it solves, in words."""
+    solving = f"solves the last {spec.end} empty squares" if spec.end else "solves no endgame"
+    return f"looks {spec.depth} pl{'y' if spec.depth == 1 else 'ies'} ahead and {solving}"
 
 
 def check_evaluation(player_spec: PlayerSource, opponents: Sequence[str], *, eps: float | None = None,
@@ -249,7 +348,8 @@ def _setting_up(player_spec: PlayerSource, opponents: Sequence[str], protocol: s
 
 
 def _expected_utility(player: Player, tables: int, seed: int, workers: int,
-                      records: list[GameRecord] | None = None, label: str = "evaluated") -> MatchSummary:
+                      records: list[GameRecord] | None = None, label: str = "evaluated",
+                      progress: EvaluationProgress | None = None) -> MatchSummary:
     """Plays ``player`` twice (once per colour) against each of ``tables`` random tables (1-ply, eps 0)."""
     plan = GamePlan(
         individual=np.zeros(2 * tables, dtype=np.int32),
@@ -259,13 +359,16 @@ def _expected_utility(player: Player, tables: int, seed: int, workers: int,
         colours=np.tile(np.array([0, 1], dtype=np.uint8), tables),
     )
     rows = random_tables(seed, tables)
-    diffs = play_here(Batch(_NO_TABLES, rows, [RANDOM_TABLE], plan, player), workers)
-    if records is not None:
-        kind, depth, eps, phase_move, end, _ = _NO_TABLES
-        records += record_games(plan, diffs, [(player, label)] * len(diffs),
-                                [(Player(kind, depth, rows[m], eps, phase_move, end), f"random U(-1,1) table {m}")
-                                 for m in plan.member])
-    return MatchSummary.from_disc_diffs(EU_LABEL, diffs.tolist())
+    kind, depth, eps, phase_move, end, _ = _NO_TABLES
+
+    def record(games: slice, diffs: npt.NDArray[np.int32]) -> list[GameRecord]:
+        return record_games(plan.subset(games), diffs, [(player, label)] * len(diffs),
+                            [(Player(kind, depth, rows[m], eps, phase_move, end), f"random U(-1,1) table {m}")
+                             for m in plan.member[games]])
+
+    batch = Batch(_NO_TABLES, rows, [RANDOM_TABLE], plan, player)
+    (summary,) = _play_rows(batch, [EU_LABEL], workers, progress or EvaluationProgress(), records, record)
+    return summary
 
 
 def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | Evaluation | None) -> Evaluation:
@@ -287,7 +390,8 @@ def _table_of(spec: PlayerSpec, weights: npt.NDArray[np.float64] | Evaluation | 
 
 def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: int, *,
            depths: Sequence[int] = LADDER_DEPTHS, seed: int = 0, workers: int = 1, phase_move: int = 40,
-           end: int = 0, records: list[GameRecord] | None = None, label: str = "evaluated") -> list[MatchSummary]:
+           end: int = 0, records: list[GameRecord] | None = None, label: str = "evaluated",
+           progress: EvaluationProgress | None = None) -> list[MatchSummary]:
     """Plays ``alphabeta:d@TABLE`` against ``alphabeta:d@T`` for every opponent table T and depth d.
 
     Both players at eps 0.1, both colours (game i black when i is even), ``games``
@@ -320,14 +424,15 @@ def ladder(table: npt.ArrayLike | Evaluation, opponents: Sequence[str], games: i
     networks = [compiled(evaluation.patterns)] if evaluation is not None and evaluation.patterns is not None else None
     batch = Batch(("alphabeta", 1, LEAGUE_EPS, phase_move, end, features), weights.reshape(1, -1), labels, plan,
                   opponents=rivals, networks=networks)
-    diffs = play_here(batch, workers)
-    if records is not None:
-        evaluated = {depth: Player("alphabeta", depth, weights, LEAGUE_EPS, phase_move, end, features)
-                     for _, depth in pairs}
-        records += record_games(plan, diffs, [(evaluated[d], f"{label}, alphabeta:{d}") for d in plan.depth],
-                                [(rivals[k], labels[k]) for k in plan.opponent])
-    return [MatchSummary.from_disc_diffs(label, diffs[k * games:(k + 1) * games].tolist())
-            for k, label in enumerate(labels)]
+    evaluated = {depth: Player("alphabeta", depth, weights, LEAGUE_EPS, phase_move, end, features)
+                 for _, depth in pairs} if records is not None else {}
+
+    def record(rows: slice, diffs: npt.NDArray[np.int32]) -> list[GameRecord]:
+        return record_games(plan.subset(rows), diffs, [(evaluated[d], f"{label}, alphabeta:{d}")
+                                                       for d in plan.depth[rows]],
+                            [(rivals[k], labels[k]) for k in plan.opponent[rows]])
+
+    return _play_rows(batch, labels, workers, progress or EvaluationProgress(), records, record)
 
 
 def record_games(plan: GamePlan, diffs: npt.NDArray[np.int32], players: Sequence[tuple[Player, str]],

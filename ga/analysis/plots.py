@@ -11,8 +11,9 @@ are freed when they go out of scope, so no figure is ever left open.
 Every figure has a fixed size (:data:`FIGURE_SIZES`) and fixed margins in inches
 (``_MARGINS``; the heatmaps are laid out by ``_heatmap_axes``) rather than
 constrained layout, which took a third of the drawing time. A title too wide for
-its figure is broken after its first ": " (before the run label), and the top
-margin grows by one line for it.
+its figure is broken after its first ": " (before the run label), then between
+words, and the top margin grows by its lines. A legend sits above its axes,
+never on the data, and the figure grows by its height (:func:`legend_above`).
 """
 
 from __future__ import annotations
@@ -53,10 +54,14 @@ __all__ = [
     "RUN_FIGURES",
     "draw_weights",
     "experiment_name",
+    "fit_title",
+    "integer_ticks",
+    "legend_above",
     "opponent_columns",
     "opponent_name",
     "opponent_summaries",
     "compare_figure",
+    "draw_compare",
     "plot_compare",
     "plot_run",
     "plot_weights",
@@ -70,7 +75,8 @@ __all__ = [
 PLOT_FORMATS = ("png", "svg", "pdf")
 OPPONENT_PREFIX = "win_rate_vs_"
 DPI = 100
-#: Figure size in inches for each plot; a PNG is ``size * DPI`` pixels.
+#: Figure size in inches for each plot, without its legend (:func:`legend_above` adds its height); a PNG is
+#: ``size * DPI`` pixels wide.
 FIGURE_SIZES: dict[str, tuple[float, float]] = {
     "win_rate": (10.0, 5.0),
     "win_rate_by_opponent": (10.0, 5.0),
@@ -247,7 +253,8 @@ def draw_weights(
 
     Colours diverge around 0 on a scale symmetric in the largest magnitude, so
     equal colours mean equal weights across the two phases of a 128-weight table;
-    ``scale`` widens it to share it with other tables. Each cell prints its
+    the colour bar reads in shares of that magnitude (-1 to 1), one scale for
+    every table's heatmap; ``scale`` widens it to share it with other tables. Each cell prints its
     weight with the decimals that give the table's largest three significant
     digits (two at most), never as "-0.00".
     """
@@ -280,7 +287,14 @@ def draw_weights(
                 dark = largest > 0 and abs(value) > 0.6 * largest
                 axes.text(file, rank, weight_text(value, decimals), ha="center", va="center", fontsize=8,
                           color="white" if dark else "black")
-    figure.colorbar(image, cax=colorbar_axes, label="weight")
+    # The colour bar reads in shares of the largest weight, so that two tables' heatmaps share one scale: a table
+    # plays the same at any scale, and a refined table (largest 1) drawn on the GA's absolute scale (3 or more)
+    # would be washed out.
+    bound = largest or 1.0
+    shares = (-1.0, -0.5, 0.0, 0.5, 1.0)
+    colorbar = figure.colorbar(image, cax=colorbar_axes, ticks=[share * bound for share in shares])
+    colorbar.ax.set_yticklabels([f"{share:g}" for share in shares])
+    colorbar.set_label(f"weight / largest weight ({weight_text(bound, decimals)})")
     return grid
 
 
@@ -292,7 +306,7 @@ def _heatmap_axes(figure: Figure, count: int, title: str) -> tuple[list[Axes], A
     and the whole block is centred.
     """
     width, height = figure.get_size_inches()
-    text, size, lines = _fit_title(title, width - 2 * _TITLE_PAD, _WEIGHTS_TITLE_SIZE)
+    text, size, lines = fit_title(title, width - 2 * _TITLE_PAD, _WEIGHTS_TITLE_SIZE)
     top = _TITLE_PAD + lines * _line_height(size) + _HEATMAP_FILE_LABELS
     if count > 1:
         top += _HEATMAP_PHASE_TITLE
@@ -411,8 +425,8 @@ def plot_run(
         written.append(_save(_fitness_figure(generations, label, unit), out_dir / f"fitness.{fmt}",
                              release=release))
 
-    # Each table on a colour scale of its own (its two phases share it): a refined table, scaled to a largest
-    # weight of 1, on the GA's scale of 3 or more would be washed out.
+    # Each table's colours are shares of its own largest weight (its two phases share it), on the one colour bar
+    # of every heatmap (draw_weights).
     titles = {"best_weights": f"The refined table ({kept})" if refined else
               "The best table (the run's pick)",
               "mean_weights": "The population's mean table (the GA's last generation)",
@@ -443,11 +457,13 @@ def plot_compare(
     out_path: str | os.PathLike[str],
     fmt: str | None = None,
     curves: Sequence[tuple[str, pd.DataFrame]] = (),
+    window: int | None = None,
 ) -> list[Path]:
     """Overlays the rolling win rate (and its Wilson band) of several runs; returns ``[path]``.
 
-    Each curve is labelled "experiment name (dir name)" and what its win rate
-    is against; every run is smoothed over one window. The format comes from
+    Each curve is labelled "experiment name (dir name)", what its win rate
+    is against and its window: ``window`` generations, or a twentieth of its
+    own run (:func:`draw_compare`). The format comes from
     ``fmt`` (the suffix is then replaced) or from the suffix of ``out_path``.
     ``curves`` are more, already made: (label, frame of ``x``, ``mean``,
     ``low``, ``high``), e.g. a study's configs over seeds.
@@ -456,28 +472,42 @@ def plot_compare(
     :raises RunDirError: if a run's ``generations.csv`` is missing or damaged.
     """
     path = _output_path(out_path, fmt)
-    atomic_write(path, compare_figure(run_dirs, path.suffix.lstrip("."), curves))
+    atomic_write(path, compare_figure(run_dirs, path.suffix.lstrip("."), curves, window))
     return [path]
 
 
 def compare_figure(run_dirs: Sequence[str | os.PathLike[str]], fmt: str,
-                   curves: Sequence[tuple[str, pd.DataFrame]] = ()) -> bytes:
+                   curves: Sequence[tuple[str, pd.DataFrame]] = (), window: int | None = None) -> bytes:
     """Returns the figure of :func:`plot_compare` as the bytes of an image of ``fmt`` (png, svg or pdf)."""
+    _check_format(fmt)
+    return _image(draw_compare(run_dirs, curves, window), fmt)
+
+
+def draw_compare(run_dirs: Sequence[str | os.PathLike[str]], curves: Sequence[tuple[str, pd.DataFrame]] = (),
+                 window: int | None = None) -> Figure:
+    """Returns the figure of :func:`plot_compare`: each run's rolling win rate over ``window`` generations, or
+    without it over a twentieth of that run (:func:`rolling_window`), each label saying its window.
+
+    One window for every run would be the shortest run's: beside a run of 10
+    generations, one of 1,000 would be drawn generation by generation, as noise.
+    """
     if not run_dirs and not curves:
         raise ValueError("plot_compare needs at least one run directory")
-    _check_format(fmt)
     runs = [(run_label(run_dir), read_generations(run_dir), training_opponents(run_dir)) for run_dir in run_dirs]
-    # One window for every run (the shortest run's), so that no curve is smoother than another by its length.
-    window = min((rolling_window(len(generations)) for _, generations, _ in runs), default=1)
-    title = (f"Rolling win rate (mean of {window} generation{'s' * (window > 1)}) with pooled 95% Wilson bands"
-             if runs else
-             "Win rate") + (" (a study's configs: mean over seeds, 95% t band)" if curves else "")
+    if window is not None:
+        smoothing = f"each curve a rolling mean of {window} generation{'s' * (window > 1)}"
+    else:
+        smoothing = "each curve a rolling mean over a twentieth of its run, as its label says"
+    title = (f"Rolling win rate with pooled 95% Wilson bands: {smoothing}" if runs else "Win rate") + \
+        (" (a study's configs: mean over seeds, 95% t band)" if curves else "")
     figure, (axes,) = _new_axes("compare", title)
     colours = _colours(len(runs) + len(curves))
     for colour, (label, generations, against) in zip(colours, runs):
-        curve = rolling_win_rate(generations, window)
+        own = window or rolling_window(len(generations))
+        curve = rolling_win_rate(generations, own)
         axes.fill_between(curve["generation"], curve["low"], curve["high"], color=colour, alpha=0.15)
-        axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2, label=f"{label}, vs {against}")
+        axes.plot(curve["generation"], curve["rolling"], color=colour, lw=2,
+                  label=f"{label}, vs {against}, mean of {own} gen")
     for colour, (label, made) in zip(colours[len(runs):], curves):
         axes.fill_between(made["x"], made["low"], made["high"], color=colour, alpha=0.15)
         axes.plot(made["x"], made["mean"], color=colour, lw=2, label=label)
@@ -489,7 +519,7 @@ def compare_figure(run_dirs: Sequence[str | os.PathLike[str]], fmt: str,
                   + "othello-ga evaluate scores tables against the same opponents",
                   transform=axes.transAxes, fontsize=8, color="dimgrey")
     _finish_rate_axes(axes)
-    return _image(figure, fmt)
+    return figure
 
 
 #: What a coevolving run's win rate is partly against (see :func:`training_opponents`).
@@ -607,8 +637,7 @@ def _fitness_figure(generations: pd.DataFrame, label: str, unit: str = "win rate
                               label=names[column])
     fitness_axes.set_ylabel(f"fitness ({unit})")
     fitness_axes.grid(alpha=0.3)
-    _headroom(fitness_axes, 0.3)  # the legend sits above the curves, never on them
-    fitness_axes.legend(loc="upper center", ncol=4, fontsize=8)
+    legend_above(fitness_axes, 4)  # never on the curves
     if "diversity" in ordered.columns:
         diversity_axes.plot(generation, ordered["diversity"], color="tab:purple", lw=1.8)
     diversity_axes.set_ylabel("diversity")
@@ -616,6 +645,7 @@ def _fitness_figure(generations: pd.DataFrame, label: str, unit: str = "win rate
     diversity_axes.text(0.99, 0.95, "mean over genes of their standard deviation across the population",
                         transform=diversity_axes.transAxes, ha="right", va="top", fontsize=8, color="dimgrey")
     diversity_axes.set_xlabel("generation")
+    integer_ticks(diversity_axes)
     diversity_axes.grid(alpha=0.3)
     return figure
 
@@ -650,13 +680,11 @@ def _refine_figure(rows: pd.DataFrame, label: str, kept: str, weights: dict[str,
     score_axes.plot([], [], " ", label=f"kept: {kept}, which no generation plays (not scored here)")
     score_axes.set_ylabel("panel score (draw = 1/2)")
     score_axes.grid(alpha=0.3)
-    columns = _legend_columns(score_axes, 2)
-    legend_rows = -(-len(score_axes.get_legend_handles_labels()[1]) // columns)
-    _headroom(score_axes, 0.1 * legend_rows)  # the legend sits above the curves, never on them
-    score_axes.legend(loc="upper center", ncol=columns, fontsize=_LEGEND_SIZE)
+    legend_above(score_axes, 2)  # never on the curves
     sigma_axes.plot(generation, rows["sigma"], color="tab:purple", lw=1.8)
     sigma_axes.set_ylabel("sigma")
     sigma_axes.set_xlabel("CMA-ES generation")
+    integer_ticks(sigma_axes)
     sigma_axes.grid(alpha=0.3)
     return figure
 
@@ -675,19 +703,55 @@ def _legend_columns(axes: Axes, most: int) -> int:
 
 
 def _finish_rate_axes(axes: Axes, legend: bool = True) -> None:
-    """Labels a win-rate axes: 0..1, the 50% line (beneath the data: a curve at 0.5 must show), grid, and a
-    legend above the data (never on it)."""
+    """Labels a win-rate axes: 0..1 and no further (a win rate lies there), the 50% line (beneath the data: a curve
+    at 0.5 must show), whole generations, grid, and the legend above the axes (never on the data)."""
     axes.axhline(0.5, color="black", lw=0.8, ls="--", zorder=1.5)
     entries = len(axes.get_legend_handles_labels()[1]) if legend else 0
-    columns = _legend_columns(axes, 3 if entries > 4 else 2)
-    rows = -(-entries // columns)
-    axes.set_ylim(0, 1.02 + 0.075 * rows)  # room above 1 for the legend's rows
+    axes.set_ylim(-0.02, 1.02)  # a point at 0 or 1 drawn whole
     axes.set_yticks(np.linspace(0, 1, 6))
     axes.set_xlabel("generation")
     axes.set_ylabel("win rate")
+    integer_ticks(axes)
     axes.grid(alpha=0.3)
     if legend and entries:
-        axes.legend(loc="upper center", ncol=columns, fontsize=_LEGEND_SIZE)
+        legend_above(axes, 3 if entries > 4 else 2)
+
+
+def integer_ticks(axes: Axes) -> None:
+    """Puts the x ticks on whole numbers (generations): a run of 3 has no generation 0.5."""
+    from matplotlib.ticker import MaxNLocator
+
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 2.5, 5, 10]))
+
+
+#: A legend row's height and the legend's padding, in points at the legend's font size: the text (1.2 lines)
+#: and matplotlib's labelspacing (0.5), and its border's and the axes' padding.
+_LEGEND_ROW = 1.7
+_LEGEND_PAD = 1.2
+
+
+def legend_above(axes: Axes, most_columns: int) -> None:
+    """Puts the axes' legend above them, between them and their title, in as many columns as fit: the figure
+    grows by the height it takes, every axes keeping its size, so that it covers no data and shrinks no plot
+    (figures of fixed margins, :func:`_new_axes`)."""
+    entries = len(axes.get_legend_handles_labels()[1])
+    if not entries:
+        return
+    columns = _legend_columns(axes, most_columns)
+    rows = -(-entries // columns)
+    height = (rows * _LEGEND_ROW + _LEGEND_PAD) * _LEGEND_SIZE / 72  # inches
+    figure = axes.get_figure()
+    before = figure.get_figheight()
+    boxes = [(each, each.get_position()) for each in figure.axes]
+    figure.set_figheight(before + height)
+    for each, box in boxes:  # the same inches from the bottom: the new height is all above them
+        each.set_position((box.x0, box.y0 * before / (before + height), box.width,
+                           box.height * before / (before + height)))
+    axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=columns, fontsize=_LEGEND_SIZE, frameon=False,
+                borderaxespad=0.2)
+    title = axes.title
+    axes.set_title(title.get_text(), fontsize=title.get_fontsize(),
+                   pad=matplotlib.rcParams["axes.titlepad"] + height * 72)
 
 
 # ---------------------------------------------------------------- output
@@ -709,7 +773,7 @@ def _new_axes(
     width, height = FIGURE_SIZES[kind]
     margins = _MARGINS[kind]
     centre = margins["left"] + (width - margins["left"] - margins["right"]) / 2
-    text, size, lines = _fit_title(title, 2 * min(centre, width - centre) - 2 * _TITLE_PAD,
+    text, size, lines = fit_title(title, 2 * min(centre, width - centre) - 2 * _TITLE_PAD,
                                    _AXES_TITLE_SIZE)
     top = margins["top"] + _TITLE_PAD + lines * _line_height(size)
     rows = len(height_ratios)
@@ -730,18 +794,31 @@ def _new_axes(
     return figure, axes
 
 
-def _fit_title(title: str, width: float, size: float) -> tuple[str, float, int]:
+def fit_title(title: str, width: float, size: float) -> tuple[str, float, int]:
     """Returns ``title`` fitted to ``width`` inches, its font size and its number of lines.
 
-    A title that does not fit on one line is broken after its first ": "; if a
-    line is still too wide, the font shrinks (to 7 pt at least) until it fits.
+    A title that does not fit on one line is broken after its first ": ";
+    a line still too wide is broken between words, and a word wider than
+    ``width`` shrinks the font (to 7 pt at least).
     """
     head, colon, tail = title.partition(": ")
     lines = [title] if _text_width(title, size) <= width or not colon else [head + ":", tail]
+    lines = [part for line in lines for part in _wrap(line, width, size)]
     widest = max(_text_width(line, size) for line in lines)
     if widest > width:
         size = max(7.0, size * width / widest)
     return "\n".join(lines), size, len(lines)
+
+
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    """Returns ``text`` broken between words into lines of at most ``width`` inches (a word wider stays whole)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and _text_width(f"{lines[-1]} {word}", size) <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 def _text_width(text: str, size: float) -> float:

@@ -18,12 +18,13 @@ import numpy.typing as npt
 from engine.evaluation import Evaluation
 from ga.rundir.layout import (
     BEST, CHECKPOINT, CONFIG, EVALUATION_FILES, FINAL, GA_BEST, GAMES, GENERATIONS, HALL_OF_FAME, MANIFEST, MEAN,
-    OPTIONAL, POPULATION, REFINE_CSV, REFINE_STATE, RUN_FILES, check_run_dir, table_file,
+    OPTIONAL, POPULATION, REFINE_CSV, REFINE_STATE, RESTARTS, RUN_FILES, check_run_dir, table_file,
 )
 from ga.rundir.lock import holder
 from ga.rundir.manifest import read_manifest
 from ga.rundir.reader import experiment_description, experiment_name, printable, read_config, read_table
-from ga.weights import FILE_NAMES, WeightsError, load_evaluation
+from ga.files import duration_text
+from ga.weights import FILE_NAMES, WeightsError, load_evaluation, weight_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +54,7 @@ def format_grid(weights: npt.ArrayLike, digits: int = 2) -> str:
     values = np.asarray(weights, dtype=np.float64).ravel()
     if values.size not in (64, 128):
         raise ValueError(f"expected 64 or 128 weights, got {values.size}")
-    cells = [f"{value:.{digits}f}" for value in values]
+    cells = [weight_text(value, digits) for value in values]  # never "-0.00"
     width = max(len(cell) for cell in cells) + 1
     header = " " + "".join(f"{name:>{width}}" for name in FILE_NAMES)
     blocks = []
@@ -83,7 +84,7 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
         ("seed", _text(manifest.get("seed"))),
         ("status", _status(manifest, holder(path))),
         ("generations", _generations_done(progress)),
-        ("games played", _games_played(progress)),
+        ("games played", _games_played(progress, _restart_games(path))),
         ("wall time", _wall_time(progress)),
         *([("refinement", _refinement(manifest))] if "refine_generations" in manifest else []),
         ("started", _text(manifest.get("started"))),
@@ -185,9 +186,34 @@ def _generations_done(progress: dict[str, Any]) -> str:
     return f"{_text(done)} done" if planned is None else f"{_text(done)} of {planned} done"
 
 
-def _games_played(progress: dict[str, Any]) -> str:
+def _games_played(progress: dict[str, Any], restarts: int | None = None) -> str:
+    """Returns the games the run played, saying what the count covers: the GA's generations alone, or every
+    stage's in all (the count ``evolve`` ends with) and each stage's."""
     games = progress.get("games_played")
-    return f"{games:,}" if isinstance(games, int) else _text(games)
+    if not isinstance(games, int):
+        return _text(games)
+    stages = [("GA", games)]
+    for key, label in (("final_games", "final tournament"), ("restarts", "restarts"), ("refine_games", "refinement")):
+        count = restarts if key == "restarts" else progress.get(key)
+        if isinstance(count, int) and not isinstance(count, bool):
+            stages.append((label, count))
+    if len(stages) == 1:
+        return f"{games:,} (the GA's generations)"
+    parts = ", ".join(f"{label} {count:,}" for label, count in stages)
+    return f"{sum(count for _, count in stages):,} in all ({parts})"
+
+
+def _restart_games(path: Path) -> int | None:
+    """Returns the games a refined run's restarts played (each its generations and tournament), None without any."""
+    folder = path / RESTARTS
+    if not folder.is_dir():
+        return None
+    total = 0
+    for restart in sorted(folder.iterdir()):
+        manifest = read_manifest(restart, missing_ok=True) if restart.is_dir() else {}
+        total += sum(count for key in ("games_played", "final_games")
+                     if isinstance(count := manifest.get(key), int) and not isinstance(count, bool))
+    return total
 
 
 _STAGES = (("wall_s", "GA"), ("final_s", "final tournament"), ("restarts_s", "restarts"), ("refine_s", "refinement"))
@@ -211,9 +237,9 @@ def _wall_time(manifest: dict[str, Any]) -> str:
     if clock is not None and clock > total:
         known.append(("the rest", clock - total))
         total = clock
-    text = _duration(total)
+    text = duration_text(total)
     if len(known) > 1 and total > 0:
-        text += " (" + ", ".join(f"{label} {_duration(seconds)}, {seconds / total:.0%}" for label, seconds in known) + ")"
+        text += " (" + ", ".join(f"{label} {duration_text(seconds)}, {seconds / total:.0%}" for label, seconds in known) + ")"
     return text
 
 
@@ -228,14 +254,6 @@ def _clock_seconds(manifest: dict[str, Any]) -> float | None:
     except (KeyError, ValueError, TypeError, OverflowError):
         return None
     return float(finished - started) if finished >= started else None
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
 def _expected_files(path: Path, manifest: dict[str, Any]) -> list[str]:

@@ -35,7 +35,8 @@ __all__ = ["cli", "main"]
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="othello-ga")
 def cli() -> None:
-    """Evolve the 64 square weights of an Othello evaluation function with a genetic algorithm."""
+    """Evolve the weights of an Othello evaluation function (its squares and its features) with a genetic algorithm;
+    a Cython bitboard engine plays the games."""
 
 
 for _command in (evolve, resume, study, play, bench, plot, compare, export, evaluate, show, solve, nboard):

@@ -73,16 +73,8 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
     return run, games, startup
 
 
-#: The FFO endgame test set, beside the repository (it is data, never copied into it).
-FFO_CSV = Path("..") / "shared" / "ffo" / "ffo-1-79.csv"
-
-
-def _ffo_positions() -> Path | None:
-    """Returns the FFO CSV beside the working directory or beside the source tree ga/ sits in (None if neither)."""
-    for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
-        if (root / FFO_CSV).is_file():
-            return (root / FFO_CSV).resolve()
-    return None
+#: Where the FFO endgame test set is published (it is data, never copied into this repository).
+FFO_SOURCE = "Edax's repository, folder problem/: fforum-1-19.obf, fforum-20-39.obf, fforum-40-59.obf"
 
 
 def _network(source: str) -> Evaluation:
@@ -105,37 +97,39 @@ GROUP_CHOICES = ("engine", "search", "patterns", "endgame", "loop")
               help="Runs per measurement [default: 5; with --quick, 5 but 1 whole run].")
 @click.option("--only", "groups", type=click.Choice(GROUP_CHOICES), multiple=True,
               help="Only these rows (repeat for several): engine (perft, games), search, patterns, endgame, loop.")
-@click.option("--ffo", "ffo", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help=f"The FFO endgame CSV of the endgame rows (default: {FFO_CSV} if it is there).")
+@click.option("--ffo", "ffo", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
+              metavar="FILE", help=f"FFO endgame positions for the endgame rows (repeat for several files, in "
+                                   f"order): {FFO_SOURCE}.")
 @click.option("--network", "network_source", default=None, metavar="EVALUATION",
               help="An evaluation with a pattern network (an evaluation file, e.g. an imported published network) "
                    "for the pattern rows: its self-play games/s at 1 ply and alphabeta:4 against heuristic's table.")
-def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: Path | None,
+def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[Path, ...],
           network_source: str | None) -> None:
     """Measure the engine (perft, games per second, the alpha-beta search against the plain one, a pattern
     network against a table, the exact endgame on generated and FFO positions) and the loop's cost (a whole
     seed2021.toml run against its games played in one batch plus start-up); medians."""
-    from ga.analysis.bench import HEADER, loop_overhead, machine_load, measure, ratios, row
+    from ga.analysis.bench import HEADER, loop_overhead, machine_load, measure, ratios, read_ffo, row
     from ga.files import check_stdout
     from ga.games.executor import all_cores
 
     check_stdout("bench prints its measurements there; redirect it to a file")
     chosen = groups or GROUP_CHOICES
     network = _network(network_source) if network_source is not None else None
-    ffo = ffo or _ffo_positions()
+    positions = read_ffo(ffo)  # read before anything is measured: a bad file is named at once
     # A whole run starts a process and draws figures: at --quick's 20 generations, once is most of the time.
     whole_runs = repeat or (1 if quick else 5)
     repeat = repeat or 5
     click.echo(machine_load(os.getloadavg()[0], all_cores()))
     click.echo(HEADER)
     results = []
-    for measurement in measure(quick=quick, repeat=repeat, groups=chosen, ffo=ffo, network=network):
+    for measurement in measure(quick=quick, repeat=repeat, groups=chosen, ffo=positions, network=network):
         click.echo(row(measurement))
         results.append(measurement)
     if "patterns" in chosen and network is None:
         click.echo("(the pattern rows need --network EVALUATION: an evaluation with a pattern network)")
-    if "endgame" in chosen and ffo is None:
-        click.echo(f"(the FFO endgame rows need {FFO_CSV} or --ffo FILE)")
+    if "endgame" in chosen and not positions:
+        click.echo("(the FFO endgame rows need the positions: --ffo fforum-1-19.obf --ffo fforum-20-39.obf, "
+                   "from Edax's repository, folder problem/)")
     config_path = _loop_experiment()
     if "loop" not in chosen:
         pass

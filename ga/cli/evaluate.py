@@ -7,20 +7,22 @@ import csv
 import io
 import math
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from engine import build_player
 from ga.analysis.evaluation import (
-    LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, check_evaluation, evaluate_player, protocol_opponents, trained_on_random_tables, training_overlap,
+    LADDER_DEPTHS, MAX_GAMES, PROTOCOLS, EvaluationProgress, check_evaluation, evaluate_player, like_for_like, protocol_opponents, trained_on_random_tables, training_overlap,
 )
 from ga.analysis.stats import MatchSummary
 from ga.cli.errors import Command, saved, warn
 from ga.cli.outputs import note_if_live, output_path
 from ga.config import ConfigError
-from ga.files import Output, check_stdout
+from ga.files import Output, StandardOutputError, check_stdout
 from ga.games.executor import all_cores
 from ga.ggf import GameRecord
 from ga.rundir.reader import printable
@@ -78,6 +80,9 @@ def evaluate(
     if run_dir is not None and protocol in ("league", "eu", "ladder"):
         evaluated = label = run_player(run_dir, one_ply=True)  # the protocol sets the player; the run its table
     played = protocol_opponents(protocol, opponents)
+    cautions: list[str] = []
+    if protocol == "plain":  # a bare table name plays as the evaluated player plays; other mismatches are named
+        played, cautions = like_for_like(evaluated, played)
     # Every player is built now, its weights file read: a bad one ends the command before any warning or game.
     for spec in ([evaluated] if isinstance(evaluated, str) else []) + list(played):
         build_player(spec, load_weights=load_evaluation)
@@ -96,31 +101,35 @@ def evaluate(
         if games_path is not None:
             games_output = stack.enter_context(Output(games_path, force=force, stdout_use="give --save-games a file"))
         _warn_about_training(run_dir, played, protocol)
+        for caution in cautions:
+            warn(caution)
         records: list[GameRecord] | None = None if games_output is None else []
-        summaries = evaluate_player(
-            evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
-            protocol=protocol, depths=chosen_depths, end=end, records=records, label=label,
-        )
+        # With --csv - the CSV alone is on standard output, and the table on standard error.
+        report = ((lambda line: click.echo(line, err=True)) if csv_output is not None and csv_output.is_stdout
+                  else click.echo)
+        rows = _Rows(report)
+        shown = ladder_label(label) if protocol == "ladder" else label
+        rows.report(f"player    {shown}")
+        ladder_depths = f", depths {', '.join(map(str, chosen_depths or LADDER_DEPTHS))}" if protocol == "ladder" else ""
+        rows.report(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else "")
+                    + ladder_depths + (f", end {end}" if end else ""))
+        with rows:  # the table's rows as they complete, under a bar on a terminal
+            summaries = evaluate_player(
+                evaluated, played, games, eps=eps, seed=seed, workers=workers or all_cores(),
+                protocol=protocol, depths=chosen_depths, end=end, records=records, label=label, progress=rows,
+            )
+        label = shown
         if games_output is not None and records is not None:
             games_output.write("".join(record.to_text() + "\n" for record in records))
-        if protocol == "ladder":
-            label = ladder_label(label)
         if csv_output is not None:
             csv_output.write((_CSV_HEADER if csv_output.is_stdout else "") + _csv_rows(summaries, label, protocol,
                                                                                       eps, seed))
-    # The files are whole before the report is printed: a standard output that cannot take it loses no result.
-    # With --csv - the CSV alone is on standard output, and the report on standard error.
-    to_stdout = any(output is not None and output.is_stdout for output in (csv_output, games_output))
     kept = [str(path) for path, output in ((csv_path, csv_output), (games_path, games_output))
             if output is not None and not output.is_stdout]
     with saved(f"the results are saved in {' and '.join(kept)}" if kept else
                "nothing was saved (--csv FILE keeps the results)"):
-        report = (lambda line: click.echo(line, err=True)) if to_stdout else click.echo
-        report(f"player    {label}")
-        ladder_depths = f", depths {', '.join(map(str, chosen_depths or LADDER_DEPTHS))}" if protocol == "ladder" else ""
-        report(f"protocol  {protocol}, seed {seed}" + (f", eps {eps:g}" if eps is not None else "")
-               + ladder_depths + (f", end {end}" if end else ""))
-        report(_format_table(summaries))
+        if rows.failed is not None:
+            raise rows.failed
         for path in kept:
             report(f"wrote {path}")
 
@@ -173,23 +182,64 @@ def parse_depths(text: str) -> list[int]:
     return values
 
 
-def _format_table(summaries: Sequence[MatchSummary]) -> str:
-    """Returns one aligned row per opponent: counts, score with Wilson interval, Elo with interval."""
-    width = max(len("opponent"), *(len(summary.opponent) for summary in summaries))
-    header = (
-        f"{'opponent':<{width}}  {'games':>7} {'wins':>7} {'draws':>6} {'losses':>7}  "
-        f"{'score':>5}  {'95% interval':<14}  {'Elo':>5}  95% interval"
-    )
-    lines = [header]
-    for summary in summaries:
+class _Rows(EvaluationProgress):
+    """The results table, printed as the evaluation plays: its header when the games start, each row the moment
+    its opponent's games are all played (a 16-cell ladder takes minutes), and, when standard error is a
+    terminal, a bar of the games played (as ``evolve`` draws one)."""
+
+    in_pieces = True  # the games in pieces: the bar moves, and each row is printed as soon as it is complete
+
+    def __init__(self, report: Callable[[str], None]) -> None:
+        self.printed = report  # standard output, or standard error when the CSV goes there
+        # A stream that cannot take a row stops the table, not the games: the files are still written, and the
+        # error is reported after them (naming what was saved).
+        self.failed: StandardOutputError | None = None
+        self.width = 0
+        self.bar: Any = None
+
+    def report(self, line: str) -> None:
+        if self.failed is not None:
+            return
+        try:
+            self.printed(line)
+        except StandardOutputError as error:
+            self.failed = error
+
+    def __enter__(self) -> _Rows:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def start(self, rows: Sequence[str], games: int) -> None:
+        self.width = max(len("opponent"), *(len(row) for row in rows))
+        self.report(f"{'opponent':<{self.width}}  {'games':>7} {'wins':>7} {'draws':>6} {'losses':>7}  "
+                   f"{'score':>5}  {'95% interval':<14}  {'Elo':>5}  95% interval")
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=games, unit=" games", file=sys.stderr, dynamic_ncols=True, leave=False,
+                            bar_format="{percentage:3.0f}%|{bar}| {n:,}/{total:,} games, {elapsed}, about "
+                                       "{remaining} left")
+
+    def played(self, games: int) -> None:
+        if self.bar is not None:
+            self.bar.update(games)
+
+    def row(self, summary: MatchSummary) -> None:
         low, high = summary.interval
         elo_low, elo_high = summary.elo_interval
-        lines.append(
-            f"{summary.opponent:<{width}}  {summary.games:>7} {summary.wins:>7} {summary.draws:>6} "
-            f"{summary.losses:>7}  {summary.score:.3f}  [{low:.3f}, {high:.3f}]  "
-            f"{_elo(summary.elo):>5}  [{_elo(elo_low)}, {_elo(elo_high)}]"
-        )
-    return "\n".join(lines)
+        line = (f"{summary.opponent:<{self.width}}  {summary.games:>7} {summary.wins:>7} {summary.draws:>6} "
+                f"{summary.losses:>7}  {summary.score:.3f}  [{low:.3f}, {high:.3f}]  "
+                f"{_elo(summary.elo):>5}  [{_elo(elo_low)}, {_elo(elo_high)}]")
+        if self.bar is None:
+            self.report(line)
+            return
+        self.bar.clear()  # the row on a line of its own, the bar drawn again under it
+        self.report(line)
+        self.bar.refresh()
 
 
 def _elo(value: float) -> str:

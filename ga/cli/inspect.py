@@ -58,7 +58,10 @@ def plot(run_dir: Path, fmt: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(PLOT_FORMATS), default=None,
               help="Image format [default: from the suffix of -o, else png].")
 @click.option("--force", is_flag=True, help="Replace an existing output file.")
-def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, force: bool) -> None:
+@click.option("--window", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Smooth every curve over N generations [default: each over a twentieth of its own run].")
+def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, force: bool,
+            window: int | None) -> None:
     """Overlay the rolling win rates of several runs in one figure (a study: each config's mean over seeds)."""
     from ga.analysis.plots import compare_figure
 
@@ -68,7 +71,7 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
     curves = []
     for path in run_dirs:
         if is_study_dir(path):
-            drawn = study_curves(path)
+            drawn = study_curves(path, window)
             if not drawn:  # it would have been drawn as nothing, or named as no run at all
                 raise ValueError(f"study '{path}' has no run with a generation done yet, so no curve to draw; run "
                                  f"it (othello-ga study {path}) and compare it then")
@@ -82,7 +85,7 @@ def compare(run_dirs: tuple[Path, ...], output: Path | None, fmt: str | None, fo
         output = _common_folder(run_dirs) / f"compare.{fmt or 'png'}"
     fmt = _image_format(output, fmt)
     with Output(output, force=force) as target:  # checked before the figure is drawn
-        target.write(compare_figure(runs, fmt, curves))
+        target.write(compare_figure(runs, fmt, curves, window))
     if not target.is_stdout:
         with saved(f"'{output}' is written"):
             click.echo(str(output))

@@ -114,8 +114,9 @@ def play(opponent: str, black: bool, white: bool, seed: int | None, save_path: P
     if black and white:
         raise click.UsageError("--black and --white exclude each other; give one (black is the default)")
     human_colour = "white" if white else "black"
-    # A run directory plays its own player, its settings included; a weights file or a built-in table plays 1-ply.
-    player, label, _ = resolve_player(opponent)
+    # A run directory plays its own player, its settings included (at the deepest depth it trained at, the depth
+    # it was made to search); a weights file or a built-in table plays 1-ply.
+    player, label, _ = resolve_player(opponent, deepest=True, argument="OPPONENT")
     computer = build_player(player, load_weights=load_evaluation) if isinstance(player, str) else \
         build_player("wpc:1", player)
     opponent = label

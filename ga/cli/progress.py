@@ -23,22 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ga.files import duration_text
+
 if TYPE_CHECKING:  # ga.evolution.stages is imported when a run starts: the command line starts without it
     from ga.evolution.stages import StagePlan
 
-__all__ = ["Estimate", "Progress", "duration"]
+__all__ = ["Estimate", "Progress"]
 
 #: Seconds between redraws of the bar while a stage plays without reporting (a tournament is one batch).
 REDRAW_SECONDS = 1.0
-
-
-def duration(seconds: float) -> str:
-    """Returns a duration as people read it: 8.2 s, 3m 05s, 1h 02m 10s."""
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
 class Estimate:
@@ -221,20 +214,25 @@ class Progress:
             self._draw()
             self.stage = None
 
-    def finish(self) -> str:
-        """Closes the bar (at 100% when every stage ran) and returns the job's summary: each stage and its time."""
+    def finish(self, finished: bool = True) -> str:
+        """Closes the bar and returns the job's summary: each stage and its time. The bar shows 100% only for a
+        job that ``finished`` with every stage run: a job stopped part-way (Ctrl-C) keeps the bar where it
+        stopped, whatever the estimate says is left (the stage it stopped in has ended)."""
         self._stop_ticker()
         with self._lock:
             if self.bar is not None:
                 left = self.estimate.left(self.clock()) if self.estimate is not None else None
-                if left == 0:
+                if finished and left == 0:
                     self.bar.n = self.bar.total
                     self.bar.set_postfix_str("done", refresh=False)
                 self.bar.close()
                 self.bar = None
         total = self.clock() - self.started
-        stages = ", ".join(f"{kind} {duration(seconds)}" for kind, seconds in self.times.items())
-        return f"{duration(total)} ({stages}), {self.games:,} games" if stages else duration(total)
+        parts = [f"{kind} {duration_text(seconds)}" for kind, seconds in self.times.items()]
+        rest = total - sum(self.times.values())
+        if parts and rest >= max(0.05, 0.05 * total):  # a short run's time is mostly its start and its figures
+            parts.append(f"the rest {duration_text(rest)}: start, files and figures")
+        return f"{duration_text(total)} ({', '.join(parts)}), {self.games:,} games" if parts else duration_text(total)
 
     def _draw(self) -> None:
         """Redraws the bar: the stage and its steps, the share of the job's estimated time done, the time left

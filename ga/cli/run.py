@@ -35,10 +35,15 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
     if result.already_finished:
         progress.finish()
         done = result.generations_done
+        if result.checkpoint_kept:
+            extend = f"To extend it: othello-ga resume {result.run_dir} --generations N, with N more than {done:,}"
+        else:  # (a shipped run): its config makes it again, longer if asked
+            extend = (f"It was kept without its {CHECKPOINT}, so it cannot be extended in place; to run it again, "
+                      f"longer, into a new directory: othello-ga evolve {result.run_dir / 'config.toml'} "
+                      f"--generations N --out NEW_DIR, with N more than {done:,}")
         with saved("nothing was written"):
             click.echo(f"'{result.run_dir}' is finished ({done:,} of {done:,} generations done, and every stage after "
-                       f"them): nothing to resume, nothing written. To extend it: othello-ga resume "
-                       f"{result.run_dir} --generations N, with N more than {done:,}")
+                       f"them): nothing to resume, nothing written. {extend}")
         return
     drawn = []
     caught: list[warnings.WarningMessage] = []
@@ -53,7 +58,7 @@ def _finish_run(result: Any, plot_helper: Any, progress: Progress) -> None:
                 click.echo(f"stopped while drawing the figures; the run is finished and saved in {result.run_dir}; "
                            f"draw its figures with: othello-ga plot {result.run_dir}", err=True)
                 raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-    summary = progress.finish()
+    summary = progress.finish(result.finished)  # a stopped run's bar stays where it stopped
     emit_warnings(caught)  # after the bar is closed: each on a line of its own
     if result.finished:
         plots = f"; figures in {result.run_dir / PLOTS}" if drawn else ""
@@ -118,8 +123,8 @@ def _run_on(start: Any) -> Any:
             hint = (f"the last checkpoint is intact; {fix}continue with: othello-ga resume {run_dir}"
                     + (" --local (or --dask ADDRESS)" if lost else ""))
         else:
-            hint = (f"no generation was finished, so '{run_dir}' holds nothing to resume: remove it and run "
-                    "evolve again")
+            hint = (f"no generation was finished, so '{run_dir}' holds nothing to resume; run the experiment again "
+                    "into a new directory (--out NEW_DIR)")
         message = f"{one_line(error)}; {hint}"
         raise (type(error)(message) if lost else OSError(message)) from error
 

@@ -8,8 +8,7 @@ from typing import Any
 import click
 
 from ga.cli.errors import EXIT_INTERRUPTED, Command, saved
-from ga.cli.progress import duration
-from ga.files import STDOUT, write_output
+from ga.files import STDOUT, duration_text, write_output
 
 __all__ = ["study"]
 
@@ -100,4 +99,4 @@ class _Bar:
         import time
 
         self.bar.close()
-        return duration(time.perf_counter() - self.started)
+        return duration_text(time.perf_counter() - self.started)

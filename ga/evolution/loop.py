@@ -156,6 +156,7 @@ class RunResult:
     generations_done: int
     stopped_in: str = ""  # where an unfinished run stopped, e.g. "restart 2/7, 5 of 500 generations done"
     already_finished: bool = False  # a resume found the run finished, and did nothing
+    checkpoint_kept: bool = True  # False: a finished run kept without its checkpoint (it cannot be extended in place)
 
     def logbook_frame(self) -> Any:
         """Returns the logbook as a pandas DataFrame."""

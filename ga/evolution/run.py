@@ -37,7 +37,7 @@ from ga.rundir.reader import read_config, read_evaluation, read_records, read_re
 from ga.rundir.writer import RunWriter, TableForm
 
 __all__ = ["BYTES_PER_GAME", "MAX_RUN_GAMES", "RunResult", "StopRequest", "check_plan", "default_run_dir", "job_seconds",
-           "memory_limit", "evolve", "planned_games", "resolve_workers", "resume", "run", "stages_left",
+           "memory_limit", "evolve", "no_checkpoint", "planned_games", "resolve_workers", "resume", "run", "stages_left",
            "timestamped_dir"]
 
 
@@ -367,6 +367,11 @@ def _finished(path: Path, generations: int | None) -> RunResult | None:
     if manifest.get("status") != "finished" or holder(path) is not None:
         return None  # (a live writer extending it: the lock refuses the resume, naming it)
     saved = read_config(path)
+    if not os.path.lexists(path / CHECKPOINT):  # finished, and kept without it (as the shipped runs are)
+        done = manifest.get("generations_done", 0)
+        if generations not in (None, done):
+            raise RunDirError(no_checkpoint(path, manifest, generations))
+        return RunResult(path, None, None, [], True, done, already_finished=True, checkpoint_kept=False)
     checkpoint = read_checkpoint(path)
     check_checkpoint_fits(checkpoint, saved, path)
     read_records(path, GENERATIONS, checkpoint.csv_bytes.get(GENERATIONS))
@@ -376,6 +381,30 @@ def _finished(path: Path, generations: int | None) -> RunResult | None:
     if done != saved.experiment.generations or generations not in (None, done):
         return None
     return RunResult(path, None, None, [], True, done, already_finished=True)
+
+
+def no_checkpoint(path: Path, manifest: dict[str, Any], generations: int | None = None) -> str:
+    """Returns what is true of a run directory without a checkpoint.json, and what to do instead of resuming it.
+
+    Such a run is either finished and kept without it (the shipped runs in
+    results/reference/ are: it is large, and the tables are what they ship),
+    or it stopped before its first generation ended. Either way its config.toml
+    makes it again in a new directory (the same seed plays the same games), so
+    nothing is ever to be removed.
+    """
+    config = path / "config.toml"
+    again = f"othello-ga evolve {config if os.path.lexists(config) else 'CONFIG'}"
+    done = manifest.get("generations_done", 0)
+    if manifest.get("status") == "finished":
+        longer = f" --generations {generations}" if generations else " --generations N"
+        return (f"'{path}' is finished ({done:,} of {done:,} generations done) and was kept without its {CHECKPOINT}, "
+                f"so it cannot be extended in place; run it again, longer, into a new directory: {again}{longer} "
+                "--out NEW_DIR")
+    if done:
+        return (f"'{path}' has {done:,} generations done but no {CHECKPOINT} (it was copied without it), so it cannot "
+                f"be continued; run it again into a new directory: {again} --out NEW_DIR")
+    return (f"'{path}' has no {CHECKPOINT}: the run stopped before its first generation ended, so there is nothing "
+            f"to resume; run it again into a new directory: {again} --out NEW_DIR")
 
 
 # --- entry points ---------------------------------------------------------------------------
@@ -413,7 +442,7 @@ def evolve(
     ``dask`` (a scheduler address, ``local`` or ``local:N``) evaluates fitness on a Dask cluster.
     ``stop``: the request to stop the run heeds (see :func:`run`).
 
-    >>> result = evolve("experiments/quick.toml", out="/tmp/quick-run")  # doctest: +SKIP
+    >>> result = evolve("experiments/quick.toml", out="results/quick-run")  # doctest: +SKIP
     >>> result.logbook_frame()[["generation", "win_rate"]].tail()  # doctest: +SKIP
     """
     if not isinstance(config, Config):
@@ -449,6 +478,8 @@ def resume(
     with RunLock(path) as lock:
         # Every file the run will read back is read and checked before anything is written.
         saved = read_config(path)
+        if not os.path.lexists(path / CHECKPOINT):
+            raise RunDirError(no_checkpoint(path, read_manifest(path, missing_ok=True), generations))
         checkpoint = read_checkpoint(path)
         check_checkpoint_fits(checkpoint, saved, path)
         read_manifest(path)

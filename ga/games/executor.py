@@ -233,10 +233,27 @@ def game_map(workers: int, backend: str = "local", address: str = "") -> Iterato
         yield executor.map, workers, True
 
 
-def play_here(batch: Batch, workers: int) -> np.ndarray:
-    """Plays a batch on ``workers`` threads of this process (sharing its games) and returns the disc differences."""
+def play_here(batch: Batch, workers: int, cuts: Sequence[int] = (),
+              on_played: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
+    """Plays a batch on ``workers`` threads of this process (sharing its games) and returns the disc differences.
+
+    ``cuts`` (positions in the plan) plays it in consecutive pieces that end
+    there, on the same threads, and ``on_played(end, results)`` is called
+    after each with the results so far (``results[:end]``): a caller's
+    progress, and rows that are complete. The results are the same whatever
+    the cuts (each game has its own seed).
+    """
+    results = np.zeros(len(batch.plan), dtype=np.int32)
+    start = 0
     with game_map(max(1, workers)) as (map_function, parts, shared):
-        return play_batch(batch, map_function, parts, shared=shared)
+        for end in sorted({int(cut) for cut in cuts if 0 < cut < len(batch.plan)} | {len(batch.plan)}):
+            piece = batch if (start, end) == (0, len(batch.plan)) else \
+                dataclasses.replace(batch, plan=batch.plan.subset(slice(start, end)))
+            results[start:end] = play_batch(piece, map_function, parts, shared=shared)
+            if on_played is not None:
+                on_played(end, results)
+            start = end
+    return results
 
 
 def all_cores() -> int:

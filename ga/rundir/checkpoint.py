@@ -98,9 +98,8 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
     """
     path = run_dir / CHECKPOINT
     if not os.path.lexists(path):
-        raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}: the run stopped before its first generation ended, "
-                          f"so there is nothing to resume; remove '{run_dir}' and run evolve again (or give evolve "
-                          "another --out)")
+        raise RunDirError(f"'{run_dir}' has no {CHECKPOINT}, so there is nothing to resume; run its experiment "
+                          "again into a new directory: othello-ga evolve CONFIG --out NEW_DIR")
     text = read_run_file(path)  # a regular file of bounded size, or one line
     try:
         data = json.loads(text.decode("utf-8"))

@@ -16,7 +16,7 @@ from ga.files import atomic_write
 from ga.rundir.checkpoint import CHECKPOINT_FORMAT
 from ga.rundir.layout import COUNT, MANIFEST, SECONDS, RunDirError, read_run_file
 
-__all__ = ["FIELDS", "STATUSES", "command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
+__all__ = ["FIELDS", "MACHINE_OPTIONS", "STATUSES", "command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
 
 
 def versions() -> dict[str, str]:
@@ -52,9 +52,26 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def command_line() -> str:
-    """Returns the command line of this process."""
-    return " ".join(["othello-ga"] + sys.argv[1:])
+#: Options whose value is a place on the machine that ran the command: the run directory (where the manifest
+#: already is, wherever it is copied to) and a cluster's certificates. The recorded command leaves them out.
+MACHINE_OPTIONS = ("--out", "--dask-tls-ca", "--dask-tls-cert", "--dask-tls-key")
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """Returns the command line of this process (or ``argv``) as a run records it: without the options that name
+    places on this machine (:data:`MACHINE_OPTIONS`), so that a run copied or shipped names no path of the
+    machine that made it."""
+    arguments = sys.argv[1:] if argv is None else argv
+    kept: list[str] = []
+    skip = False
+    for argument in arguments:
+        if skip:
+            skip = False
+        elif argument in MACHINE_OPTIONS:
+            skip = True  # and its value, the next argument
+        elif not argument.startswith(tuple(f"{option}=" for option in MACHINE_OPTIONS)):
+            kept.append(argument)
+    return " ".join(["othello-ga", *kept])
 
 
 def new_manifest(experiment: str, seed: int, generations: int) -> dict[str, Any]:

@@ -123,38 +123,44 @@ def run_phase_move(run_dir: Path) -> int | None:
     return config.population.phase_move if config.population.genome == "phase" else None
 
 
-def run_player(run_dir: Path, which: str = "best", *, one_ply: bool = False) -> str:
+def run_player(run_dir: Path, which: str = "best", *, one_ply: bool = False, deepest: bool = False) -> str:
     """Returns the spec of the player a run trained, playing one of its tables (its best by default).
 
     Every setting the run recorded carries over: the kind and depth of its
     player and, for a two-phase table, its ``phase_move``; ``one_ply`` keeps
     the table and the phase but plays it at one ply (the league and eu
-    protocols).
+    protocols); ``deepest`` plays a run that spread its games over search
+    depths (``fitness.depths``) at the deepest of them, the depth it was
+    trained to search (``play``).
     """
     config = read_config(run_dir)
     table = table_file(run_dir, _RUN_TABLES[which])
     if not os.path.lexists(table):
         raise RunDirError(f"run '{run_dir}' has no {table.name} (it stopped before writing it); resume the run first")
     spec = parse_spec(config.fitness.player)
+    if deepest and config.fitness.depths and not one_ply:
+        spec = dataclasses.replace(spec, depth=max(config.fitness.depths))
     if one_ply or spec.kind != "alphabeta" and spec.depth == 1:
         spec = parse_spec("wpc:1")
     phase = config.population.phase_move if config.population.genome == "phase" else None
     return str(dataclasses.replace(spec, table=str(table), phase_move=phase))
 
 
-def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path | None]:
+def resolve_player(text: str, *, deepest: bool = False,
+                   argument: str = "WEIGHTS_OR_SPEC") -> tuple[str | npt.NDArray[np.float64], str, Path | None]:
     """Returns ``(player, label, run_dir)`` for a table or a player spec (``evaluate``'s WEIGHTS_OR_SPEC).
 
     ``player`` is a weights array (a run directory's best table, a weights file,
     a built-in table; played as ``wpc:1``) or a player spec; ``run_dir`` is set
-    when the table comes from a run.
+    when the table comes from a run, whose player it is (:func:`run_player`;
+    ``deepest`` as there). An error names the command's ``argument``.
 
     :raises ValueError: (or a subclass) naming what is wrong.
     """
     path = Path(text)
     if _names_a_run(text):
         run_dir = check_run_dir(path)
-        spec = run_player(run_dir)
+        spec = run_player(run_dir, deepest=deepest)
         return spec, spec, run_dir
     if text and (os.path.exists(text) or builtin_table(text) is not None):  # False for a name too long for a file
         weights, description = resolve_weights(text)
@@ -166,9 +172,8 @@ def resolve_player(text: str) -> tuple[str | npt.NDArray[np.float64], str, Path 
         # otherwise one that looks like a path is a weights file.
         if is_path(text) and "@" not in text and re.split(r"[:,]", text, maxsplit=1)[0] not in KINDS:
             load_weights(path)  # raises "weights file '...' does not exist" (or names what else it is)
-        raise ValueError(
-            f"{error}; WEIGHTS_OR_SPEC may also be a weights file, a run directory "
-            f"or a built-in table ({builtin_names()})"
-        ) from None
+        # The built-in tables once: a spec's own error may have listed them already.
+        tables = "a built-in table" if builtin_names() in str(error) else f"a built-in table ({builtin_names()})"
+        raise ValueError(f"{error}; {argument} may also be a weights file, a run directory or {tables}") from None
     return text, str(spec), None
 

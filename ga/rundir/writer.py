@@ -130,7 +130,7 @@ class RunWriter:
                               f"({file_kind(run_dir.stat().st_mode)}); choose another output directory")
         if run_dir.exists() and any(entry.name != LOCK for entry in run_dir.iterdir()):
             raise RunDirError(f"output directory '{run_dir}' already exists and is not empty; "
-                              "choose another output directory or remove it")
+                              "nothing in it was touched; choose another output directory (--out NEW_DIR)")
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -141,7 +141,7 @@ class RunWriter:
         """Writes the first files of a new run into ``run_dir`` (made by :meth:`make_directory`)."""
         if any(entry.name != LOCK for entry in run_dir.iterdir()):
             raise RunDirError(f"output directory '{run_dir}' already exists and is not empty; "
-                              "choose another output directory or remove it")
+                              "nothing in it was touched; choose another output directory (--out NEW_DIR)")
         try:
             writer = cls(run_dir, columns, config.output.games_csv, TableForm.of(config))
             writer.write_config(config)

@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
-from ga.analysis.plots import rolling_win_rate, rolling_window, save_figure
+from ga.analysis.plots import fit_title, integer_ticks, rolling_win_rate, rolling_window, save_figure
 from ga.evolution.fitness import games_per_generation
 from ga.rundir.layout import GENERATIONS
 from ga.rundir.reader import read_generations
@@ -46,20 +47,22 @@ def _x_is_games(study: Study) -> bool:
     return len({games_per_generation(config.config) for config in study.configs}) > 1
 
 
-def config_curves(study: Study, study_dir: Path) -> dict[str, pd.DataFrame]:
+def config_curves(study: Study, study_dir: Path, window: int | None = None) -> dict[str, pd.DataFrame]:
     """Returns each config's curve: per generation (column ``x``: the generation, or the training games when the
     configs' generations differ in games), the runs counted (``n``), the mean of their rolling win rates
-    (``mean``) and its 95% t band over seeds (``low``, ``high``). Configs without a run yet are left out."""
+    (``mean``) and its 95% t band over seeds (``low``, ``high``; kept within [0, 1], where a win rate lies), and
+    the rolling window (``window``: ``window`` generations, or a twentieth of the config's run). Configs without a
+    run yet are left out."""
     by_games = _x_is_games(study)
     curves = {}
     for config in study.configs:
-        window = rolling_window(config.config.experiment.generations)
+        own = window or rolling_window(config.config.experiment.generations)
         rows = []
         for seed in study.seeds:
             path = run_dir(study_dir, config.label, seed)
             if (path / GENERATIONS).is_file():
                 generations = read_generations(path)
-                rows.append(rolling_win_rate(generations, window).set_index("generation")["rolling"])
+                rows.append(rolling_win_rate(generations, own).set_index("generation")["rolling"])
         if not rows:
             continue
         frame = pd.concat(rows, axis=1).sort_index()
@@ -67,17 +70,20 @@ def config_curves(study: Study, study_dir: Path) -> dict[str, pd.DataFrame]:
         x = frame.index.to_numpy()
         if by_games:
             x = (x + 1) * games_per_generation(config.config)
-        curves[config.label] = pd.DataFrame({"x": x, "n": count, "mean": mean, "low": low, "high": high})
+        # A t band over a few seeds can reach past what a win rate can be: it is drawn within [0, 1].
+        curves[config.label] = pd.DataFrame({"x": x, "n": count, "mean": mean, "low": np.clip(low, 0.0, 1.0),
+                                             "high": np.clip(high, 0.0, 1.0), "window": own})
     return curves
 
 
-def study_curves(study_dir: Path) -> list[tuple[str, pd.DataFrame]]:
-    """Returns a study directory's config curves (:func:`config_curves`), each labelled "study: config (n runs)"."""
+def study_curves(study_dir: Path, window: int | None = None) -> list[tuple[str, pd.DataFrame]]:
+    """Returns a study directory's config curves (:func:`config_curves`), each labelled
+    "study: config (n runs, mean of W gen)"."""
     from ga.study.schema import load_saved_study
 
     study = load_saved_study(study_dir, check_weights=False)  # the curves need no opponent's weights file
-    return [(f"{study.name}: {label} ({int(curve['n'].max())} runs)", curve)
-            for label, curve in config_curves(study, Path(study_dir)).items()]
+    return [(f"{study.name}: {label} ({int(curve['n'].max())} runs, mean of {int(curve['window'].iloc[0])} gen)",
+             curve) for label, curve in config_curves(study, Path(study_dir), window).items()]
 
 
 def curves_figure(study: Study, curves: dict[str, pd.DataFrame]) -> Figure:
@@ -94,13 +100,24 @@ def curves_figure(study: Study, curves: dict[str, pd.DataFrame]) -> Figure:
         axes.plot(curve["x"], curve["mean"], color=colour, lw=1.8, label=f"{config.label} ({int(curve['n'].max())} "
                   "runs)", gid=f"mean:{config.label}")
     axes.axhline(0.5, color="black", lw=0.8, ls="--")
+    axes.set_ylim(-0.02, 1.02)  # a win rate, and its band, lie within [0, 1]
     axes.set_xlabel("training games" if _x_is_games(study) else "generation")
     axes.set_ylabel("win rate in training (rolling mean)")
-    axes.set_title(f"Study {study.name}: training win rate, mean over seeds with its 95% t band")
+    integer_ticks(axes)
+    windows = sorted({int(curve["window"].iloc[0]) for curve in curves.values()})
+    smoothing = f", rolling mean of {windows[0]} generation{'s' * (windows[0] > 1)}" if len(windows) == 1 else ""
+    _title(figure, f"Study {study.name}: training win rate, mean over seeds with its 95% t band{smoothing}")
     axes.grid(alpha=0.3)
-    if curves:
-        axes.legend(fontsize=8, ncol=2 if len(curves) > 5 else 1)
+    if curves:  # above the axes (constrained layout makes room), never on the curves
+        axes.legend(fontsize=8, ncol=2 if len(curves) > 3 else 1, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                    frameon=False)
     return figure
+
+
+def _title(figure: Figure, title: str) -> None:
+    """Titles a figure of constrained layout, broken onto lines that fit its width."""
+    text, size, _ = fit_title(title, figure.get_figwidth() - 0.2, 11.0)
+    figure.suptitle(text, fontsize=size)
 
 
 def measures_figure(study: Study, table: pd.DataFrame, summary: pd.DataFrame) -> Figure:
@@ -127,8 +144,7 @@ def measures_figure(study: Study, table: pd.DataFrame, summary: pd.DataFrame) ->
                         if len(labels) > 4 else "center", fontsize=8)
         axes.set_ylabel(column)
         axes.grid(axis="y", alpha=0.3)
-    panels[0].set_title(f"Study {study.name}: held-out scores, each run (grey) and the mean with its 95% t "
-                        "interval", fontsize=10)
+    _title(figure, f"Study {study.name}: held-out scores, each run (grey) and the mean with its 95% t interval")
     return figure
 
 
@@ -144,6 +160,8 @@ def grid_figure(study: Study, table: pd.DataFrame, summary: pd.DataFrame, key: s
     values = [getattr(getattr(config.config, section), name) for config in study.configs]
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
     x = np.asarray(values, dtype=float) if numeric else np.arange(len(values), dtype=float)
+    # Values spread over a factor of 10 or more (rates, sizes) are read on a logarithmic axis.
+    logarithmic = numeric and bool(np.all(x > 0)) and x.max() >= 10 * x.min()
     names = columns(study.measures)
     figure = Figure(figsize=(6.5, 3.2 * len(names)), layout="constrained")
     panels = np.atleast_1d(figure.subplots(len(names), 1, squeeze=False)[:, 0])
@@ -154,12 +172,14 @@ def grid_figure(study: Study, table: pd.DataFrame, summary: pd.DataFrame, key: s
         errors = np.vstack([rows["mean"] - rows["low"], rows["high"] - rows["mean"]])
         axes.errorbar(x[order], rows["mean"].to_numpy()[order], yerr=np.nan_to_num(errors[:, order]), fmt="o-",
                       color="black", capsize=5, label=f"grid:{column}")
-        if not numeric:
-            axes.set_xticks(x, labels=[str(v) for v in values])
-        axes.set_xlabel(key)
+        if logarithmic:
+            axes.set_xscale("log")  # 0.01, 0.03, 0.1: a factor apart each, evenly spaced
+            axes.xaxis.set_minor_locator(NullLocator())
+        axes.set_xticks(x, labels=[f"{v:g}" if numeric else str(v) for v in values])  # the values the study ran
+        axes.set_xlabel(key + (" (logarithmic)" if logarithmic else ""))
         axes.set_ylabel(column)
         axes.grid(alpha=0.3)
-    panels[0].set_title(f"Study {study.name}: held-out scores against {key} (mean, 95% t interval)", fontsize=10)
+    _title(figure, f"Study {study.name}: held-out scores against {key} (mean, 95% t interval)")
     return figure
 
 

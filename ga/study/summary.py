@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ga.analysis.comparison import CORRECTION, compare, holm
+from ga.analysis.comparison import CORRECTION, compare, holm, smallest_p
 from ga.analysis.stats import mean_interval
 from ga.evolution.run import job_seconds
 from ga.files import atomic_write
@@ -202,7 +202,28 @@ def summary_markdown(study: Study, table: pd.DataFrame, summary: pd.DataFrame) -
             lines.append(f"| {row.measure} | {row.config} | {row.versus} | {interval} | {row.test}"
                          f"{' (paired)' if row.paired else ''} | {_number(row.statistic, 1)} | {_p(row.p)} | "
                          f"{_p(row.p_holm)} |")
+        lines += _too_few_runs(compared, done)
     return "\n".join(lines) + "\n"
+
+
+def _too_few_runs(compared: pd.DataFrame, done: pd.DataFrame) -> list[str]:
+    """Returns a note for each comparison whose rank test cannot reach p < 0.05 with the runs it has, however large
+    the difference (3 seeds: Wilcoxon's smallest p is 0.25), so that its p is not read as a finding."""
+    runs = done["config"].value_counts()
+    notes = {}
+    for row in compared.itertuples():
+        first, second = (row.n, row.n) if row.paired else (int(runs.get(row.config, 0)), int(runs.get(row.versus, 0)))
+        floor = smallest_p(bool(row.paired), first, second)
+        if not floor <= 0.05:
+            sizes = f"{first} pairs" if row.paired else f"{first} and {second} runs"
+            notes[(row.test, sizes)] = floor
+    if not notes:
+        return []
+    lines = ["", "Too few runs to test: " + "; ".join(
+        f"with {sizes} the {test} test's smallest p is {_p(floor)}" for (test, sizes), floor in notes.items())
+        + ". It cannot reach 0.05 however large the difference, so its p says nothing here (paired, 6 seeds can); "
+          "the intervals still say how large a difference is."]
+    return lines
 
 
 def _seeds_text(seeds: tuple[int, ...]) -> str:
