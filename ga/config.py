@@ -171,7 +171,7 @@ def _tuple_sets(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
             raise _Located(f".{attribute.name}[{index}]",
                            _Bad(f"names an unknown tuple set {name!r}{hint}; the sets are {', '.join(TUPLE_SETS)}"))
         if name in value[:index]:
-            raise _Located(f".{attribute.name}[{index}]", _Bad(f"tuple set {name!r} is given twice; give it once"))
+            raise _Located(f".{attribute.name}[{index}]", _Bad(f"repeats tuple set {name!r}; give each set once"))
 
 
 def _phase_starts(_: Any, attribute: Any, value: tuple[int, ...]) -> None:
