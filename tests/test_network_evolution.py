@@ -111,7 +111,8 @@ def test_a_batch_plays_each_row_as_the_evaluation_of_its_squares_features_and_ne
                             opponent=np.array([0, 0, 0, 1, 1, 1], np.int32),
                             member=np.array([-1, -1, -1, 1, 2, 0], np.int32),
                             seeds=np.arange(6, dtype=np.uint64), colours=np.array([0, 1, 0, 1, 0, 1], np.uint8))
-    batch = Batch(fitness.player_args(config), rows, ["random", "population"], plan, layout=fitness.network_layout(config))
+    batch = Batch(fitness.player_args(config), rows, ["random", "population"], plan,
+                  layout=fitness.network_layout(config))
     diffs = play(batch)
     spec = parse_spec("nhand_custom:1,eps=0.1")
     players = [build_player(spec, weights=form.evaluation(row)) for row in rows]
@@ -292,7 +293,8 @@ def test_a_run_with_td_counts_its_games_and_learns_from_them(tmp_path: Path) -> 
     quick(patterns={"squares": True, "phases": [60, 30]}, population={"features": ["mobility"], "genome": "sym8"},
           fitness={"random_table_games": 2}, final={"games": 2}),
 ], ids=["ga-td", "sep-cma-es", "cma-es", "squares-features-phases"])
-def test_a_network_run_resumed_after_k_generations_is_the_run_that_never_stopped(tmp_path: Path, config: Config) -> None:
+def test_a_network_run_resumed_after_k_generations_is_the_run_that_never_stopped(tmp_path: Path,
+                                                                                config: Config) -> None:
     whole = Path(evolve(config, out=tmp_path / "whole").run_dir)
     part = Path(evolve(shorter(config, 3), out=tmp_path / "part").run_dir)
     resume(part, generations=6)
@@ -309,17 +311,21 @@ def test_the_number_of_workers_changes_no_file(tmp_path: Path) -> None:
     assert_same_run(one, two)
 
 
-def test_each_member_plays_its_own_network_the_runs_games_replayed(tmp_path: Path) -> None:
-    """The last generation's games against the random mover and against other members, replayed by players of
-    the evaluations the checkpoint's genes make: the rows the run gave the engine are those evaluations."""
-    config = quick()
+@pytest.mark.shows("fitness.coevolution")
+@pytest.mark.parametrize("method", ["ga", "sep-cma-es"])
+def test_each_member_plays_its_own_network_the_runs_games_replayed(tmp_path: Path, method: str) -> None:
+    """The last generation's games against the random mover and against other members (coevolution: a GA's
+    individuals, CMA-ES's candidates), replayed by players of the evaluations the checkpoint's genes make: the
+    rows the run gave the engine are those evaluations."""
+    config = quick() if method == "ga" else cma(method)
+    size = config.population.size
     run = Path(evolve(config, out=tmp_path / "run").run_dir)
     checkpoint = read_checkpoint(run)
     layout, form = GenomeLayout.of(config), TableForm.of(config)
     spec = parse_spec("nhand_custom:1,eps=0.1")
     players = [build_player(spec, weights=form.evaluation(layout.expand(genes))) for genes in checkpoint.population]
     last = checkpoint.generation
-    plan = fitness.plan_generation(config, last, 12, min(last, config.fitness.hall_of_fame_size))
+    plan = fitness.plan_generation(config, last, size, min(last, config.fitness.hall_of_fame_size))
     labels = fitness.opponent_labels(config)
     games = [row for row in read_rows(run / "games.csv") if int(row["generation"]) == last]
     assert len(games) == len(plan)
@@ -334,11 +340,14 @@ def test_each_member_plays_its_own_network_the_runs_games_replayed(tmp_path: Pat
         diff = play_match(players[int(row["individual"])], rival, [int(row["seed"])], [colour])[0]
         assert diff == int(row["disc_diff"])
         checked += 1
-    assert checked >= 12 * 4
+    assert checked >= size * 4
 
 
-def test_sigkill_then_resume_gives_the_files_of_the_run_that_never_stopped(tmp_path: Path) -> None:
-    data = config_to_dict(quick(experiment={"generations": 40}, output={"checkpoint_seconds": 0.0}))
+@pytest.mark.parametrize("method", ["ga", "sep-cma-es"])
+def test_sigkill_then_resume_gives_the_files_of_the_run_that_never_stopped(tmp_path: Path, method: str) -> None:
+    changes: dict[str, dict[str, Any]] = {"experiment": {"generations": 40}, "output": {"checkpoint_seconds": 0.0}}
+    config = quick(**changes) if method == "ga" else cma(method, **changes)
+    data = config_to_dict(config)
     path = tmp_path / "net.toml"
     path.write_text(config_to_toml(config_from_dict(data)))
     reference = Path(evolve(load_config(path), out=tmp_path / "reference").run_dir)
@@ -363,6 +372,13 @@ def test_sigkill_then_resume_gives_the_files_of_the_run_that_never_stopped(tmp_p
                              cwd=ROOT, capture_output=True, text=True, timeout=120, env=environment)
     assert resumed.returncode == 0, resumed.stderr
     assert_same_run(reference, run_dir)
+
+
+def test_the_opponents_costs_are_measured_on_rows_with_their_network() -> None:
+    config = quick()
+    costs = fitness.executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config),
+                                            GenomeLayout.of(config).width, fitness.network_layout(config), games=4)
+    assert costs.shape == (3,) and (costs > 0).all()
 
 
 # --- the run's files and the commands that read them ----------------------------------------------------------
@@ -406,7 +422,8 @@ def test_show_plot_export_and_evaluate_work_on_a_network_run(network_run: Path, 
     assert "mobility" in shown.output and "missing" not in shown.output
     plotted = runner.invoke(cli, ["plot", str(network_run)])
     assert plotted.exit_code == 0, plotted.output
-    assert not (network_run / "plots" / "best_weights.png").exists() and (network_run / "plots" / "win_rate.png").exists()
+    plots = network_run / "plots"
+    assert not (plots / "best_weights.png").exists() and (plots / "win_rate.png").exists()
     assert "not drawn for this run" in plotted.output
     out = tmp_path / "best.json"
     exported = runner.invoke(cli, ["export", str(network_run), "--format", "json", "-o", str(out)])
@@ -498,3 +515,43 @@ def test_the_command_line_refuses_it_in_one_line_with_exit_2_and_writes_nothing(
     lines = completed.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("othello-ga: error: ") and fragment in lines[0], completed.stderr
     assert not (tmp_path / "run").exists()
+
+
+# --- the loop's cost (bench --only loop) ----------------------------------------------------------------------
+
+
+def test_the_network_loop_rows_compare_what_later_generations_cost_the_run_and_the_engine() -> None:
+    from ga.analysis.bench import NETWORK_LOOP_TARGET, network_loop_overhead, network_loop_ratio
+
+    # 100 generations: the run 12.0 CPU s, one generation 1.0 s; the engine 10.3 s, its generation 0 0.1 s.
+    def run(generations: int) -> tuple[float, int]:
+        return (12.0 if generations == 100 else 1.0), 0
+
+    def engine(generations: int) -> tuple[float, int]:
+        return (10.3, 10_000) if generations == 100 else (0.1, 100)
+
+    rows = network_loop_overhead("n", run, engine, 100, repeat=2)
+    by_name = {m.name: m for m in rows}
+    assert by_name["n: whole run, 100 generations (CPU)"].target == pytest.approx(1.0 + NETWORK_LOOP_TARGET * 10.2)
+    assert by_name["n: 10,000 games, engine (CPU)"].detail == "1030 us a game"
+    # Later generations: 11.0 s of the run for 10.2 s of engine, 9,900 games: 80.8 us a game outside, 7.8%.
+    assert network_loop_ratio(rows) == ("network run, each generation after the first: 80.8 us a game outside the "
+                                        "engine, 7.8% of the engine's 1030 us (target 10%: met)")
+    assert by_name["n: whole run, 100 generations (CPU)"].meets_target is True
+    slow = network_loop_overhead("n", lambda g: ((13.0 if g == 100 else 1.0), 0), engine, 100, repeat=1)
+    assert network_loop_ratio(slow).endswith("(target 10%: NOT met)")
+    assert network_loop_ratio(network_loop_overhead("n", run, engine, 100, 1, judge=False)).endswith(
+        "(not judged at --quick's sizes)")
+
+
+def test_the_benchs_engine_work_is_the_runs_games_and_td_games(tmp_path: Path) -> None:
+    from ga.cli.bench import _network_loop_work
+
+    run, engine = _network_loop_work(QUICK, tmp_path)
+    config = load_config(QUICK)
+    _, games = engine(3)
+    planned = sum(len(fitness.plan_generation(config, g, 12, min(g, 4))) for g in range(3))
+    assert games == planned + 3 * 12 * config.td.games
+    cpu, _ = run(2)
+    assert cpu > 0 and (tmp_path / "network0" / "checkpoint.json").exists()
+    assert not (tmp_path / "network0" / "plots").exists()

@@ -24,13 +24,22 @@ LOOP_EXPERIMENT = Path("experiments") / "seed2021.toml"
 NETWORK_LOOP_EXPERIMENT = Path("experiments") / "patterns-quick.toml"
 
 
-def _loop_experiment(name: Path = LOOP_EXPERIMENT) -> Path | None:
-    """Returns an experiment (seed2021.toml) from the working directory or from the source tree ga/ sits in (None
-    if neither)."""
+def _experiment(name: Path) -> Path | None:
+    """Returns an experiment from the working directory or from the source tree ga/ sits in (None if neither)."""
     for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (root / name).is_file():
             return root / name
     return None
+
+
+def _loop_experiment() -> Path | None:
+    """Returns seed2021.toml from the working directory or from the source tree ga/ sits in (None if neither)."""
+    return _experiment(LOOP_EXPERIMENT)
+
+
+def _network_loop_experiment() -> Path | None:
+    """Returns patterns-quick.toml from the working directory or from the source tree (None if neither)."""
+    return _experiment(NETWORK_LOOP_EXPERIMENT)
 
 
 #: What the installed ``othello-ga`` script runs.
@@ -202,7 +211,7 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: Path | 
             for measurement in loop_overhead(config_path.stem, *work, repeat=whole_runs, judge=not quick):
                 click.echo(row(measurement))
                 results.append(measurement)
-    network_path = _loop_experiment(NETWORK_LOOP_EXPERIMENT)
+    network_path = _network_loop_experiment()
     if "loop" not in chosen:
         pass
     elif network_path is None:

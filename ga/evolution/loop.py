@@ -134,7 +134,8 @@ class PendingSave:
         self.done = done
         if self.bar is not None:
             # The bar counts every training game, the TD step's self-play too (as the stage's plan does).
-            self.bar.update(record | {"games": record["games"] + record["td_games"]} if "td_games" in record else record)
+            games = record["games"] + record.get("td_games", 0)
+            self.bar.update(record | {"games": games} if "td_games" in record else record)
         return done
 
 
@@ -189,7 +190,8 @@ class GenerationLoop:
         total = config.experiment.generations
         layout = GenomeLayout.of(config)
         self.layout = layout
-        method = method_of(config, toolbox, config.compute.workers or executor.all_cores())
+        # The TD step learns on this machine's threads, also when the games go to a cluster.
+        method: Method = method_of(config, toolbox, config.compute.workers or executor.all_cores())
         self.method = method
         hall_of_fame = HallOfFame(config.fitness.hall_of_fame_size, similar=same_genes)
         logbook = tools.Logbook()
@@ -206,7 +208,7 @@ class GenerationLoop:
                 hall_of_fame.insert(ind)
             start = checkpoint.generation + 1
             games_played, elapsed = checkpoint.games_played, checkpoint.elapsed_s
-            champions = [list(row) for row in checkpoint.champions] if not layout.network else list(checkpoint.champions)
+            champions = list(checkpoint.champions) if layout.network else [list(row) for row in checkpoint.champions]
             logbook.extend(previous_records)
         map_function, parts, shared = self.game_map
         # Batches balanced by measured cost per opponent, and small ones kept in this thread (timing only:
