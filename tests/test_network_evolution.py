@@ -233,6 +233,32 @@ def test_cma_es_samples_each_generation_from_the_distribution_the_last_ones_fitn
     assert np.allclose(mean.vector(), np.clip(strategy.centroid, -1, 1), rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize(("change", "fragment"), [
+    ({"kind": "cma-es"}, "it is a cma-es of 288 genes"),
+    ({"centroid": np.zeros(5), "pc": np.zeros(5), "ps": np.zeros(5), "diagC": np.ones(5)}, "of 5 genes"),
+    ({"lambda": 30}, "sampling 30"),
+    ({"sigma": -1.0}, "'strategy.sigma' must be a positive number"),
+])
+def test_a_checkpoint_whose_strategy_does_not_fit_the_run_is_named_before_anything_is_written(
+        tmp_path: Path, change: dict, fragment: str) -> None:
+    from ga.rundir.checkpoint import checkpoint_text
+    from ga.rundir.layout import RunDirError
+
+    run = Path(evolve(shorter(cma(), 2), out=tmp_path / "run").run_dir)
+    checkpoint = read_checkpoint(run)
+    state = dict(checkpoint.strategy) | change
+    if change.get("kind") == "cma-es":
+        state = {key: value for key, value in state.items() if key != "diagC"} | {"C": np.eye(288)}
+    checkpoint.strategy = state
+    (run / "checkpoint.json").write_text(checkpoint_text(checkpoint))
+    before = {path.name: path.read_bytes() for path in run.iterdir() if path.is_file()}
+    with pytest.raises(RunDirError, match="the checkpoint's CMA-ES strategy cannot be continued: .*" +
+                       fragment.replace("(", r"\(").replace(")", r"\)")):
+        resume(run, generations=3)
+    assert {path.name: path.read_bytes() for path in run.iterdir() if path.is_file() and path.name != ".lock"} == {
+        name: data for name, data in before.items() if name != ".lock"}
+
+
 def test_the_gas_checkpoint_holds_no_strategy_and_its_generations_are_bred(tmp_path: Path) -> None:
     run = Path(evolve(quick(td={"games": 0}), out=tmp_path / "ga").run_dir)
     assert read_checkpoint(run).strategy == {}

@@ -123,3 +123,13 @@ def test_a_damaged_state_is_named(change: dict, message: str) -> None:
     state = SeparableStrategy(np.zeros(4), 0.1, 6, 3).state() | change
     with pytest.raises(ValueError, match=message):
         strategy_from_state(state)
+
+
+@pytest.mark.parametrize(("matrix", "message"), [
+    (np.array([[1.0, 0.5], [0.2, 1.0]]), "symmetric"),
+    (np.array([[1.0, 2.0], [2.0, 1.0]]), "eigenvalues above 0"),
+])
+def test_a_full_state_needs_a_covariance_matrix(matrix: np.ndarray, message: str) -> None:
+    state = FullStrategy(np.zeros(2), 0.1, 6, 3).state() | {"C": matrix}
+    with pytest.raises(ValueError, match=message):
+        strategy_from_state(state)

@@ -38,7 +38,7 @@ from ga.games.seeds import GLOBAL_GENERATORS, Stream, derive_seed
 from ga.rundir.checkpoint import Checkpoint
 from ga.rundir.layout import RunDirError
 
-__all__ = ["Method", "NetworkCMA", "NetworkGA", "TableGA", "method_of"]
+__all__ = ["Method", "NetworkCMA", "NetworkGA", "TableGA", "checked_strategy", "method_of"]
 
 
 class TableGA:
@@ -144,17 +144,8 @@ class NetworkCMA(TableGA):
         return self._sample(generation)
 
     def restore(self, checkpoint: Checkpoint) -> list[Any]:
-        state = checkpoint.strategy
-        try:
-            self.strategy = strategy_from_state(state)
-            if state["kind"] != self.config.patterns.method or state["centroid"].size != self.layout.length or \
-                    (state["lambda"], state["mu"]) != (self.config.population.size, self.config.population.parents):
-                raise ValueError(f"it is a {state['kind']} of {state['centroid'].size} genes sampling "
-                                 f"{state['lambda']} (mu {state['mu']}), not this run's")
-        except (ValueError, KeyError, TypeError) as error:
-            raise RunDirError(f"the checkpoint's CMA-ES strategy cannot be continued: {error}; the run "
-                              "directory is damaged") from None
-        self._state = state
+        self.strategy = checked_strategy(self.config, checkpoint.strategy)
+        self._state = checkpoint.strategy
         return individuals(checkpoint.population, checkpoint.fitness, checkpoint.born, arrays=True)
 
     def state(self) -> dict[str, Any]:
@@ -169,6 +160,29 @@ class NetworkCMA(TableGA):
 
 
 Method = TableGA | NetworkGA | NetworkCMA
+
+
+def checked_strategy(config: Config, state: dict[str, Any]) -> FullStrategy | SeparableStrategy | None:
+    """Returns the CMA-ES strategy a checkpoint of a run of ``config`` holds (None for the GA, which holds none).
+
+    :raises RunDirError: if it is missing, damaged, or not a strategy of this run (its kind, genes, sample).
+    """
+    if config.patterns.method not in CMA_METHODS or not config.patterns.sets:
+        if state:
+            raise RunDirError("the checkpoint holds a CMA-ES strategy, but this run evolves by the GA; the run "
+                              "directory is damaged")
+        return None
+    try:
+        strategy = strategy_from_state(state)
+        length = GenomeLayout.of(config).length
+        if state["kind"] != config.patterns.method or state["centroid"].size != length or \
+                (state["lambda"], state["mu"]) != (config.population.size, config.population.parents):
+            raise ValueError(f"it is a {state['kind']} of {state['centroid'].size} genes sampling "
+                             f"{state['lambda']} (mu {state['mu']}), not this run's")
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise RunDirError(f"the checkpoint's CMA-ES strategy cannot be continued: {error}; the run directory is "
+                          "damaged") from None
+    return strategy
 
 
 def method_of(config: Config, toolbox: base.Toolbox, workers: int) -> Method:

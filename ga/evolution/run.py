@@ -22,6 +22,7 @@ from ga.config import (
 )
 from ga.evolution import fitness, refine
 from ga.evolution.genome import GenomeLayout
+from ga.evolution.methods import checked_strategy
 from ga.evolution.stages import (
     REFINEMENT, StagePlan, refine_generation_games, sample_costs, stages_of_run, tournament_games,
 )
@@ -378,6 +379,7 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
             f"'{run_dir / CHECKPOINT}' was written by another run than config.toml describes ({difference}); "
             "restore the run's config.toml, or start a new run"
         )
+    checked_strategy(config, checkpoint.strategy)  # a CMA-ES run's: whole, and this run's
     digests = table_digests(config)
     for path, digest in checkpoint.tables.items():
         if digests.get(path, digest) != digest:

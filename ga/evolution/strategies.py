@@ -198,6 +198,8 @@ def strategy_from_state(state: dict[str, Any]) -> FullStrategy | SeparableStrate
     if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not 0 < sigma < math.inf:
         raise ValueError("'strategy.sigma' must be a positive number")
     dim = np.asarray(state.get("centroid")).size
+    if not dim:
+        raise ValueError("'strategy.centroid' must hold the genes")
     for key in arrays:
         value = state.get(key)
         if not isinstance(value, np.ndarray) or not np.isfinite(value).all():
@@ -207,4 +209,9 @@ def strategy_from_state(state: dict[str, Any]) -> FullStrategy | SeparableStrate
             raise ValueError(f"'strategy.{key}' has the shape {value.shape}, not {shape}")
     if kind == SeparableStrategy.kind and not (state["diagC"] > 0).all():
         raise ValueError("'strategy.diagC' must hold variances above 0")
+    matrix = state["C"] if kind == FullStrategy.kind else None  # symmetric up to the rounding of DEAP's update
+    if matrix is not None and not np.allclose(matrix, matrix.T, rtol=1e-9, atol=1e-12 * np.abs(matrix).max()):
+        raise ValueError("'strategy.C' must be a covariance matrix (symmetric)")
+    if matrix is not None and not np.linalg.eigvalsh(matrix).min() > 0:
+        raise ValueError("'strategy.C' must be a covariance matrix (its eigenvalues above 0)")
     return _KINDS[kind].from_state(state)
