@@ -14,6 +14,7 @@ and, when a default is part of a conflict, says so.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import math
 import os
@@ -31,15 +32,17 @@ from cattrs.gen import make_dict_structure_fn
 
 from engine.evaluation import FEATURES
 from engine.kinds import KINDS, TABLE_KINDS
+from engine.patterns import TUPLE_SETS, VALUE_LIMIT, PatternNetwork, tuple_set
 from engine.players import is_path, parse_spec, split_table
 from engine.tables import TABLES
 from ga.files import FileRefused, read_regular
 from ga.weights import MAX_FILE_BYTES, WEIGHT_LIMIT, WeightsError, load_evaluation, load_weights, same_table
 
 __all__ = [
-    "HELD_OUT_OPPONENTS", "ComputeConfig", "Config", "ConfigError", "CrossoverConfig", "ExperimentConfig",
-    "FinalConfig", "FitnessConfig", "MutationConfig", "OpponentConfig", "OutputConfig", "PopulationConfig",
-    "RefineConfig", "SelectionConfig", "config_from_dict", "config_to_dict", "config_to_toml", "load_config",
+    "CMA_METHODS", "HELD_OUT_OPPONENTS", "TABLE_CROSSOVERS", "ComputeConfig", "Config", "ConfigError",
+    "CrossoverConfig", "ExperimentConfig", "FinalConfig", "FitnessConfig", "MutationConfig", "OpponentConfig",
+    "OutputConfig", "PatternsConfig", "PopulationConfig", "RefineConfig", "SelectionConfig", "TDConfig",
+    "cma_minimum_sample", "config_from_dict", "config_to_dict", "config_to_toml", "load_config", "network_of",
     "read_toml", "replace", "result_settings", "settings_difference", "spec_weights_path", "table_digests",
     "with_overrides",
 ]
@@ -47,12 +50,21 @@ __all__ = [
 Genome = Literal["full", "sym8", "sym4", "phase"]
 FeatureName = NewType("FeatureName", str)  # one of engine.evaluation.FEATURES (checked by _features)
 SelectionMethod = Literal["adjacent-pairs", "tournament", "best", "roulette", "stochastic-universal"]
-CrossoverMethod = Literal["one-point", "two-point", "uniform", "blend", "none"]
+CrossoverMethod = Literal["one-point", "two-point", "uniform", "blend", "tuples", "none"]
 MutationMethod = Literal["reset", "gaussian"]
 Draw = Literal["one", "all"]
 Colours = Literal["black", "white", "both"]
 Score = Literal["win_rate", "disc_diff"]
 Backend = Literal["local", "dask"]
+TupleSetName = NewType("TupleSetName", str)  # one of engine.patterns.TUPLE_SETS (checked by _tuple_sets)
+PhaseStart = NewType("PhaseStart", int)  # the empty squares at which a network's phase starts
+PatternsMethod = Literal["ga", "cma-es", "sep-cma-es"]
+NetworkColours = Literal["invert", "negate"]
+
+#: The methods of [patterns] that are CMA-ES (the others: the GA).
+CMA_METHODS = ("cma-es", "sep-cma-es")
+#: The crossovers that cut a genome anywhere: a network's tables are cut through by them.
+TABLE_CROSSOVERS = ("one-point", "two-point", "uniform", "blend")
 
 #: Opponents kept out of training when ``experiment.held_out_claim`` is set;
 #: matched against a spec's kind and its table name.
@@ -154,6 +166,24 @@ def _features(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
             raise _Located(f".{attribute.name}[{index}]", _Bad(f"unknown feature {name!r}{hint}"))
         if name in value[:index]:
             raise _Located(f".{attribute.name}[{index}]", _Bad(f"feature {name!r} is given twice; give it once"))
+
+
+def _tuple_sets(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
+    for index, name in enumerate(value):
+        if name not in TUPLE_SETS:
+            close = difflib.get_close_matches(name, list(TUPLE_SETS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise _Located(f".{attribute.name}[{index}]",
+                           _Bad(f"names an unknown tuple set {name!r}{hint}; the sets are {', '.join(TUPLE_SETS)}"))
+        if name in value[:index]:
+            raise _Located(f".{attribute.name}[{index}]", _Bad(f"repeats tuple set {name!r}; give each set once"))
+
+
+def _phase_starts(_: Any, attribute: Any, value: tuple[int, ...]) -> None:
+    if not value or value[0] != 60 or any(b >= a for a, b in zip(value, value[1:])) or value[-1] < 0:
+        raise _Located(f".{attribute.name}", _Bad(
+            f"lists the empty squares at which each phase starts: 60 first, then decreasing, none below 0 "
+            f"(e.g. [60, 30]), got {list(value)}"))
 
 
 def _setting(default: Any, *rules: Callable[[Any, Any, Any], None], doc: str = "") -> Any:
@@ -298,6 +328,29 @@ class RefineConfig:
 
 
 @attrs.frozen
+class PatternsConfig:
+    """[patterns]: a pattern network (n-tuple network) evolved, beside the squares or instead of them."""
+
+    sets: tuple[TupleSetName, ...] = _setting((), _tuple_sets)  # engine.patterns.TUPLE_SETS; () = no network
+    phases: tuple[PhaseStart, ...] = _setting((60,), _phase_starts)  # empty squares at which each phase starts
+    colours: NetworkColours = _choice("invert", NetworkColours)  # the network's colour convention
+    squares: bool = _setting(False)  # the 64 square weights evolved beside the network (else they are 0)
+    init: float = _setting(0.01, _between(0, _WEIGHT))  # initial network weights uniform in [-init, init]
+    bound: float = _setting(1.0, _positive(_WEIGHT))  # network weights are clipped to [-bound, bound]
+    sigma: float = _setting(0.01, _positive(_WEIGHT))  # Gaussian mutation step (GA), first step size (CMA-ES)
+    method: PatternsMethod = _choice("ga", PatternsMethod)  # how the genome evolves
+
+
+@attrs.frozen
+class TDConfig:
+    """[td]: a TD(0) self-play step on each individual's network before it is played (coevolution with TD)."""
+
+    games: int = _setting(0, _between(0, 1_000_000))  # self-play games per individual and generation; 0 = off
+    alpha: float = _setting(0.001, _positive(1.0))  # the learning rate
+    eps: float = _setting(0.1, _between(0, 1))  # the chance of a random move in the self-play games
+
+
+@attrs.frozen
 class Config:
     """A whole experiment; ``Config()`` is the all-defaults experiment."""
 
@@ -311,6 +364,8 @@ class Config:
     output: OutputConfig = attrs.field(factory=OutputConfig)
     final: FinalConfig = attrs.field(factory=FinalConfig)
     refine: RefineConfig = attrs.field(factory=RefineConfig)
+    patterns: PatternsConfig = attrs.field(factory=PatternsConfig)
+    td: TDConfig = attrs.field(factory=TDConfig)
 
 
 #: The sections of an experiment, by name.
@@ -404,6 +459,20 @@ def _feature_names(value: object, _: type) -> tuple[str, ...]:
     return tuple(_at(f"[{index}]", _strict_str, entry) for index, entry in enumerate(value))
 
 
+def _set_names(value: object, _: type) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(f"must be an array of tuple set names (e.g. [\"all-3\"]; the sets are {', '.join(TUPLE_SETS)}), "
+                   f"got {_describe(value)}")
+    return tuple(_at(f"[{index}]", _strict_str, entry) for index, entry in enumerate(value))
+
+
+def _phase_list(value: object, _: type) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(f"must be an array of the empty squares at which each phase starts, e.g. [60, 30], "
+                   f"got {_describe(value)}")
+    return tuple(_at(f"[{index}]", _strict_int, entry) for index, entry in enumerate(value))
+
+
 def _at(where: str, structure: Callable[[Any, type], Any], value: Any) -> Any:
     try:
         return structure(value, object)
@@ -434,13 +503,16 @@ def _converter() -> cattrs.Converter:
     converter.register_structure_hook(float, _strict_float)
     converter.register_structure_hook(bool, _strict_bool)
     converter.register_structure_hook(str, _strict_str)
-    for literal in (Genome, SelectionMethod, CrossoverMethod, MutationMethod, Draw, Colours, Score, Backend):
+    for literal in (Genome, SelectionMethod, CrossoverMethod, MutationMethod, Draw, Colours, Score, Backend,
+                    PatternsMethod, NetworkColours):
         converter.register_structure_hook_func(lambda t, literal=literal: t == literal,
                                                _choice_hook(get_args(literal)))
     converter.register_structure_hook_func(lambda t: t == tuple[OpponentConfig, ...], _opponents)
     converter.register_structure_hook_func(lambda t: t == tuple[str, ...], _specs)
     converter.register_structure_hook_func(lambda t: t == tuple[FeatureName, ...], _feature_names)
     converter.register_structure_hook_func(lambda t: t == tuple[int, ...], _depths)
+    converter.register_structure_hook_func(lambda t: t == tuple[TupleSetName, ...], _set_names)
+    converter.register_structure_hook_func(lambda t: t == tuple[PhaseStart, ...], _phase_list)
     for cls in SECTIONS.values():
         converter.register_structure_hook(cls, _section_hook(cls, converter))
     converter.register_unstructure_hook(OpponentConfig, lambda o: {"spec": o.spec, "weight": o.weight})
@@ -528,6 +600,7 @@ def config_from_dict(data: Mapping[str, Any], base_dir: Path | None = None) -> C
     _check_selection(config, given)
     _check_bounds(config, given)
     _check_compute(config)
+    _check_patterns(config, given)
     fitness = _check_fitness(config.fitness, config.experiment.held_out_claim, base_dir)
     refine = _check_refine(config, base_dir)
     checked = replace(config, fitness=fitness, refine=refine)
@@ -616,6 +689,81 @@ def _check_bounds(config: Config, given: set[str]) -> None:
         if not low < high:
             high_key = key.replace("low", "high")
             raise _conflict(key, low, f"must be less than {high_key} ({high!r})", high_key, given)
+
+
+@functools.lru_cache(maxsize=32)
+def _network(sets: tuple[str, ...], phases: tuple[int, ...], colours: str) -> PatternNetwork:
+    return tuple_set(list(sets), phases, colours)
+
+
+def network_of(patterns: PatternsConfig) -> PatternNetwork | None:
+    """Returns the network a [patterns] section evolves, every weight 0 (its shape), or None without tuple sets."""
+    if not patterns.sets:
+        return None
+    return _network(tuple(patterns.sets), tuple(patterns.phases), patterns.colours)
+
+
+def cma_minimum_sample(weights: int) -> int:
+    """Returns the smallest population CMA-ES samples for a network of ``weights`` weights: Hansen's default
+    sample size, 4 + floor(3 ln n), which DEAP's cma.Strategy takes too; fewer samples make its covariance
+    estimate unreliable."""
+    return 4 + int(3 * math.log(max(weights, 1)))
+
+
+def _check_patterns(config: Config, given: set[str]) -> None:
+    """Raises unless [patterns] and [td] fit the rest of the experiment (one line naming the key and the fix)."""
+    patterns, td = config.patterns, config.td
+    network = network_of(patterns)
+    if network is None:
+        default = PatternsConfig()
+        changed = next((f.name for f in attrs.fields(PatternsConfig)
+                        if getattr(patterns, f.name) != getattr(default, f.name)), None)
+        if changed is not None:
+            raise ConfigError(f"config key 'patterns.{changed}' describes a pattern network, but patterns.sets is "
+                              "empty; name its tuple sets (e.g. sets = [\"all-3\"]) or remove the key")
+        if td.games:
+            raise ConfigError("config key 'td.games' learns a pattern network's weights, but patterns.sets is empty; "
+                              "name the tuple sets (e.g. patterns.sets = [\"all-3\"]) or set td.games = 0")
+        if config.crossover.method == "tuples":
+            raise ConfigError("config key 'crossover.method': 'tuples' crosses a pattern network's tables, but "
+                              "patterns.sets is empty; name the tuple sets or choose another crossover")
+        return
+    if not patterns.squares and config.population.genome != "full":
+        raise ConfigError(f"config key 'population.genome' = {config.population.genome!r} ties square weights, but "
+                          "patterns.squares is false (the network's run evolves no squares); set patterns.squares "
+                          "= true or remove population.genome")
+    if patterns.init > patterns.bound:
+        raise _conflict("patterns.init", patterns.init, f"must be at most patterns.bound ({patterns.bound!r})",
+                        "patterns.bound", given)
+    if patterns.bound * network.n_copies > VALUE_LIMIT:
+        raise ConfigError(
+            f"config key 'patterns.bound' = {patterns.bound!r} lets the network's {network.n_copies} copies reach "
+            f"{patterns.bound * network.n_copies:.4g}, beyond +-{VALUE_LIMIT:g}, where a finished game no longer "
+            f"outweighs every value; set bound at most {VALUE_LIMIT / network.n_copies:.4g}")
+    if config.refine.generations:
+        raise ConfigError("config key 'refine.generations': the refinement tunes tables of squares and features, "
+                          "not a pattern network; set refine.generations = 0")
+    if td.games and patterns.colours == "negate":
+        raise ConfigError("config key 'td.games': TD learning takes an invert network (each side's own discs as "
+                          "mine); set patterns.colours = \"invert\" or td.games = 0")
+    if patterns.method in CMA_METHODS:
+        if td.games:
+            raise ConfigError(f"config key 'td.games': the TD step trains the GA's individuals, and "
+                              f"patterns.method is {patterns.method!r}; set td.games = 0 or patterns.method = \"ga\"")
+        if config.selection.elitism:
+            raise ConfigError(f"config key 'selection.elitism': {patterns.method} samples every candidate anew "
+                              "(it keeps no elites); set selection.elitism = 0")
+        smallest = cma_minimum_sample(network.n_weights)
+        if config.population.size < smallest:
+            raise _conflict("population.size", config.population.size,
+                            f"must be at least {smallest} for {patterns.method} (its sample for "
+                            f"{network.n_weights:,} weights, 4 + 3 ln n)", "", given)
+        return
+    if config.crossover.method in TABLE_CROSSOVERS:
+        what = "is not set, and its default" if "crossover.method" not in given else "="
+        raise ConfigError(
+            f"config key 'crossover.method' {what} {config.crossover.method!r} cuts a pattern network's "
+            "tables apart; set crossover.method = \"tuples\" (each tuple's table whole from either parent) or \"none\"")
 
 
 _DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
@@ -929,6 +1077,9 @@ def config_to_toml(config: Config) -> str:
     data = config_to_dict(config)
     if not config.population.features:
         del data["population"]["features"]  # a table-only run's config.toml as it was before features
+    for section in _OPTIONAL_SECTIONS:
+        if getattr(config, section) == SECTIONS[section]():
+            del data[section]  # a run without a network (or a TD step) writes its config.toml as before them
     return tomli_w.dumps(data)
 
 
@@ -953,6 +1104,10 @@ def with_overrides(
     return config_from_dict(data)
 
 
+#: Sections a config.toml (and a checkpoint's settings) leaves out when they hold their defaults: the runs made
+#: before them keep their files, and resume.
+_OPTIONAL_SECTIONS = ("patterns", "td")
+
 #: Keys that change no result: how long a run is, where and how fast it runs, names and notes.
 _NOT_RESULTS = {"experiment": ("name", "description", "generations"), "compute": ("workers", "backend", "address"),
                 "output": ("checkpoint_every", "checkpoint_seconds")}
@@ -964,6 +1119,9 @@ def result_settings(config: Config) -> dict[str, Any]:
                 for key, value in table.items() if key not in _NOT_RESULTS.get(section, ())}
     if not config.population.features:  # a table-only run's settings as before features: its checkpoints resume
         del settings["population.features"]
+    for section in _OPTIONAL_SECTIONS:  # and as before networks and the TD step
+        if getattr(config, section) == SECTIONS[section]():
+            settings = {key: value for key, value in settings.items() if not key.startswith(f"{section}.")}
     return settings
 
 

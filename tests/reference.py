@@ -12,6 +12,7 @@ moves first; position text is Edax's 64 characters a1..h8 of ``X`` (black),
 """
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
@@ -758,3 +759,40 @@ def td_self_play(copies_of: Sequence[Sequence[Sequence[int]]], phases: Sequence[
             previous = math.tanh(total(places, values))
             nudge(places, values, alpha * (target - previous) * (1.0 - previous * previous))
     return balance
+
+
+# --- sep-CMA-ES -----------------------------------------------------------------------------------------
+
+
+def sep_cma_es_update(state: dict[str, Any], samples: Sequence[Sequence[float]], fitness: Sequence[float]) -> None:
+    """Moves a sep-CMA-ES state (mean, sigma, pc, ps, variances, updates, mu) by one generation's samples, higher
+    fitness better, coordinate by coordinate (Ros & Hansen 2008: CMA-ES's update on a diagonal covariance, its
+    learning rates times (n + 2) / 3; the parameters are DEAP's defaults). Changes ``state`` in place."""
+    mean, sigma, mu = state["mean"], state["sigma"], state["mu"]
+    n = len(mean)
+    raw = [math.log(mu + 0.5) - math.log(i) for i in range(1, mu + 1)]
+    w = [x / sum(raw) for x in raw]
+    mueff = 1.0 / sum(x * x for x in w)
+    cc, cs = 4.0 / (n + 4.0), (mueff + 2.0) / (n + mueff + 3.0)
+    c1 = 2.0 / ((n + 1.3) ** 2 + mueff)
+    cmu = min(1 - c1, 2.0 * (mueff - 2.0 + 1.0 / mueff) / ((n + 2.0) ** 2 + mueff))
+    c1 = min(1.0, c1 * (n + 2.0) / 3.0)
+    cmu = min(1 - c1, cmu * (n + 2.0) / 3.0)
+    damps = 1.0 + 2.0 * max(0.0, math.sqrt((mueff - 1.0) / (n + 1.0)) - 1.0) + cs
+    chi = math.sqrt(n) * (1 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n))
+    order = sorted(range(len(samples)), key=lambda k: -fitness[k])[:mu]  # stable: ties keep their order
+    new_mean = [sum(w[j] * samples[k][i] for j, k in enumerate(order)) for i in range(n)]
+    for i in range(n):
+        state["ps"][i] = (1 - cs) * state["ps"][i] + math.sqrt(cs * (2 - cs) * mueff) * (new_mean[i] - mean[i]) \
+            / (sigma * math.sqrt(state["variances"][i]))
+    norm = math.sqrt(sum(p * p for p in state["ps"]))
+    hsig = 1.0 if norm / math.sqrt(1 - (1 - cs) ** (2 * (state["updates"] + 1))) / chi < 1.4 + 2.0 / (n + 1) else 0.0
+    state["updates"] += 1
+    for i in range(n):
+        state["pc"][i] = (1 - cc) * state["pc"][i] + hsig * math.sqrt(cc * (2 - cc) * mueff) \
+            * (new_mean[i] - mean[i]) / sigma
+        rank_mu = sum(w[j] * ((samples[k][i] - mean[i]) / sigma) ** 2 for j, k in enumerate(order))
+        state["variances"][i] = (1 - c1 - cmu + (1 - hsig) * c1 * cc * (2 - cc)) * state["variances"][i] \
+            + c1 * state["pc"][i] ** 2 + cmu * rank_mu
+    state["mean"] = new_mean
+    state["sigma"] = sigma * math.exp((norm / chi - 1) * cs / damps)

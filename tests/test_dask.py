@@ -104,6 +104,19 @@ def test_a_run_on_a_dask_cluster_writes_the_files_of_a_local_run(cluster: Any, r
     assert (saved.backend, saved.address) == ("dask", cluster.scheduler_address)
 
 
+def test_a_network_run_on_a_dask_cluster_writes_the_files_of_a_local_run(cluster: Any, tmp_path: Path) -> None:
+    """The rows carry their networks to the workers (the layout pickled by its shape, made again there)."""
+    network = experiment(patterns={"sets": ["all-2"]}, crossover={"method": "tuples"}, td={"games": 2},
+                         fitness={"eps": 0.1, "opponents": ["random", "nhand:1"]})
+    local = evolve(config_from_dict(network), out=tmp_path / "local")
+    remote = evolve(config_from_dict(network), out=tmp_path / "remote", dask=cluster.scheduler_address)
+    assert remote.finished
+    assert_same_run(tmp_path / "local", tmp_path / "remote")
+    assert (tmp_path / "remote" / "best_evaluation.json").read_bytes() == (
+        tmp_path / "local" / "best_evaluation.json").read_bytes()
+    assert local.generations_done == 4
+
+
 def _counting_tasks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     tasks: list[int] = []
     real_map = ga.games.cluster.cluster_map

@@ -337,6 +337,7 @@ def test_bench_passes_its_sizes_and_repeats_to_every_measurement(monkeypatch: py
 
     monkeypatch.setattr(ga.analysis.bench, "measure", measure)
     monkeypatch.setattr(importlib.import_module("ga.cli.bench"), "_loop_experiment", lambda: None)
+    monkeypatch.setattr(importlib.import_module("ga.cli.bench"), "_network_loop_experiment", lambda: None)
     assert CliRunner().invoke(cli, ["bench", "--quick", "--repeat", "3"]).exit_code == 0
     assert CliRunner().invoke(cli, ["bench"]).exit_code == 0
     assert asked == [(True, 3), (False, 5)]

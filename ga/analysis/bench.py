@@ -367,6 +367,74 @@ def loop_ratio(results: list[Measurement]) -> str | None:
     return f"ratio whole run / (its games + start-up): {ratio:.2f}x{verdict}"
 
 
+#: A network run's budget: what each generation after the first costs the whole run in CPU time at most this many
+#: times what its games and its TD step's self-play games cost the engine, so that the loop's own cost per game
+#: stays within a tenth of the engine's.
+NETWORK_LOOP_TARGET = 1.1
+
+#: What a network loop row's callable returns for a number of generations: the CPU seconds it took and the games
+#: it played (the TD step's self-play games included).
+CpuWork = Callable[[int], tuple[float, int]]
+
+
+def network_loop_overhead(name: str, run: CpuWork, engine: CpuWork, generations: int, repeat: int,
+                          judge: bool = True) -> list[Measurement]:
+    """Measures a network run's cost per game outside the engine, in CPU seconds: whole runs from a fresh
+    process of ``generations`` generations and of one, and the engine's work of the same generations' games
+    and TD self-play (played in this process), interleaved ``repeat`` times.
+
+    The one-generation run is the run's fixed cost (its start-up, imports, layout, files at the end), and the
+    first generation's engine work is measured apart, so that the ratio line compares what the later
+    generations cost the run with what they cost the engine. CPU time rather than the clock: on a machine
+    shared with other work a process's own seconds are what it spent. The run plays on one thread (the
+    experiment's workers = 1), so its CPU time is its work.
+    """
+    keys = ("run", "one", "engine", "first")
+    seconds: dict[str, list[float]] = {key: [] for key in keys}
+    games = dict.fromkeys(keys, 0)
+    for _ in range(repeat):
+        for key, work, count in (("one", run, 1), ("first", engine, 1), ("engine", engine, generations),
+                                 ("run", run, generations)):
+            cpu, played = work(count)
+            seconds[key].append(cpu)
+            games[key] = played
+    names = {"run": f"{name}: whole run, {generations:,} generations (CPU)",
+             "one": f"{name}: whole run, 1 generation (CPU)",
+             "engine": f"{name}: {games['engine']:,} games, engine (CPU)",
+             "first": f"{name}: {games['first']:,} games of generation 0, engine (CPU)"}
+    medians = {key: statistics.median(runs) for key, runs in seconds.items()}
+    budget = medians["one"] + NETWORK_LOOP_TARGET * (medians["engine"] - medians["first"]) if judge else None
+    per_game = {key: f"{1e6 * medians[key] / games[key]:.0f} us a game" for key in ("engine", "first") if games[key]}
+    return [Measurement(names[key], "CPU s", medians[key], seconds[key], budget if key == "run" else None,
+                        lower_is_better=True, detail=per_game.get(key, "")) for key in keys]
+
+
+def network_loop_ratio(results: list[Measurement]) -> str | None:
+    """Returns the line comparing a network run's cost per game outside the engine with the engine's own, or
+    None without those rows."""
+    found = {}
+    for m in results:
+        for key, ending in (("run", " generations (CPU)"), ("one", ": whole run, 1 generation (CPU)"),
+                            ("engine", " games, engine (CPU)"), ("first", " games of generation 0, engine (CPU)")):
+            if m.name.endswith(ending) and key not in found and not (key == "run" and ", 1 generation" in m.name) \
+                    and not (key == "engine" and "generation 0" in m.name):
+                found[key] = m
+    if len(found) < 4:
+        return None
+
+    def games(m: Measurement) -> int:
+        return int(m.name.rsplit(": ", 1)[1].split()[0].replace(",", ""))
+
+    later = games(found["engine"]) - games(found["first"])
+    engine = (found["engine"].median - found["first"].median) / max(later, 1)
+    outside = (found["run"].median - found["one"].median) / max(later, 1) - engine
+    share = outside / engine if engine > 0 else float("inf")
+    verdict = (f" (target {NETWORK_LOOP_TARGET - 1:.0%}: {'met' if share <= NETWORK_LOOP_TARGET - 1 else 'NOT met'})"
+               if found["run"].target is not None else " (not judged at --quick's sizes)")
+    return (f"network run, each generation after the first: {1e6 * outside:.1f} us a game outside the engine, "
+            f"{share:.1%} of the engine's {1e6 * engine:.0f} us{verdict}")
+
+
 #: The groups of rows ``bench --only`` picks from; the loop's rows are run by the command line.
 GROUPS = ("engine", "search", "patterns", "endgame", "loop")
 
@@ -518,6 +586,9 @@ def ratios(results: list[Measurement], judge: bool = True) -> list[str]:
     loop = loop_ratio(results)
     if loop is not None:
         lines.append(loop)
+    network_loop = network_loop_ratio(results)
+    if network_loop is not None:
+        lines.append(network_loop)
     return lines
 
 

@@ -40,7 +40,7 @@ from ga.config import RefineConfig
 from ga.files import atomic_write
 from ga.analysis.stats import MatchSummary, wilson_interval
 from ga.rundir.layout import BEST, GA_BEST, GAMES, MEAN, REFINE_CSV, table_file
-from ga.rundir.reader import experiment_name, printable, read_generations, read_table, run_settings, writes_games
+from ga.rundir.reader import experiment_name, printable, read_generations, read_table, run_settings, squares_evolved, writes_games
 from engine.players import describe_spec
 from ga.weights import FILE_NAMES, PHASE_NAMES, load_evaluation, load_weights, reading_decimals, weight_text
 
@@ -434,6 +434,8 @@ def plot_run(
     for stem in ("best_weights", "mean_weights", "ga_best_weights"):
         if stem not in selected and not (stem == "ga_best_weights" and "best_weights" in selected and refined):
             continue
+        if not squares_evolved(run_dir):
+            continue  # a network's run without squares: not a figure of this run (ga.cli.outputs.figures_not_drawn)
         if stem not in tables:
             if stem != "ga_best_weights":
                 warnings.warn(f"{run_dir / (stem + '.csv')} does not exist; skipping {stem}", stacklevel=2)

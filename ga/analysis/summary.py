@@ -45,6 +45,33 @@ def _feature_lines(evaluation: Evaluation) -> list[str]:
     return lines
 
 
+def _network_lines(evaluation: Evaluation, sets: str) -> list[str]:
+    """Returns the lines that describe an evaluation's pattern network: its tuple sets, weights and phases."""
+    network = evaluation.patterns
+    assert network is not None
+    phases = len(network.phases)
+    starts = ", ".join(str(start) for start in network.phases)
+    values = network.vector()
+    return [
+        f"  tuple sets      {sets or '(not named)'}: {len(network.tuples)} tuples, {network.n_copies} copies, "
+        f"{network.n_weights:,} weights",
+        f"  phases          {phases} (starting at {starts} empty squares)" if phases > 1 else
+        "  phases          1 (one table per tuple for the whole game)",
+        f"  colours         {network.colours}",
+        f"  weights         from {values.min():.3g} to {values.max():.3g}, mean |w| {np.abs(values).mean():.3g}",
+        *([] if any(evaluation.squares) else ["  squares         not evolved (0)"]),
+    ]
+
+
+def _sets(path: Path) -> str:
+    """Returns the tuple sets a run evolved, as its config names them ("" when it cannot be read)."""
+    try:
+        sets = read_config(path).patterns.sets
+    except (ValueError, OSError):
+        return ""
+    return ", ".join(sets)
+
+
 def format_grid(weights: npt.ArrayLike, digits: int = 2) -> str:
     """Returns 64 (or 128) weights as 8x8 grid(s) labelled a-h and 1-8, rank 1 at the top.
 
@@ -111,7 +138,12 @@ def summarize_run(run_dir: str | os.PathLike[str]) -> str:
     if best_path.is_file():
         try:
             best = load_evaluation(best_path)
-            lines += [f"Best table ({printable(str(best_path))})", format_grid(best.squares)]
+            if best.patterns is None:
+                lines += [f"Best table ({printable(str(best_path))})", format_grid(best.squares)]
+            else:
+                lines += [f"Best evaluation ({printable(str(best_path))})", *_network_lines(best, _sets(path))]
+                if any(best.squares):
+                    lines += ["Square weights", format_grid(best.squares)]
             lines += _feature_lines(best)
         except WeightsError as error:
             lines.append(f"Best table: {printable(str(error))}")
@@ -266,7 +298,8 @@ def _expected_files(path: Path, manifest: dict[str, Any]) -> list[str]:
     if config.output.games_csv:
         expected.append(GAMES)
     if manifest.get("status") in ("finished", "refining"):
-        tables = [EVALUATION_FILES[BEST], EVALUATION_FILES[MEAN]] if config.population.features else [BEST, MEAN]
+        evaluations = bool(config.population.features or config.patterns.sets)
+        tables = [EVALUATION_FILES[BEST], EVALUATION_FILES[MEAN]] if evaluations else [BEST, MEAN]
         expected += [POPULATION, *tables, HALL_OF_FAME]
         if config.final.games:
             expected.append(FINAL)

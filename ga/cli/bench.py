@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,14 +20,26 @@ __all__ = ["bench", "tool_command"]
 
 #: The experiment whose whole run the loop's cost is measured on: small generations, many of them.
 LOOP_EXPERIMENT = Path("experiments") / "seed2021.toml"
+#: The network run whose loop's CPU time is measured against its engine's: coevolution with a TD step.
+NETWORK_LOOP_EXPERIMENT = Path("experiments") / "patterns-quick.toml"
+
+
+def _experiment(name: Path) -> Path | None:
+    """Returns an experiment from the working directory or from the source tree ga/ sits in (None if neither)."""
+    for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        if (root / name).is_file():
+            return root / name
+    return None
 
 
 def _loop_experiment() -> Path | None:
     """Returns seed2021.toml from the working directory or from the source tree ga/ sits in (None if neither)."""
-    for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
-        if (root / LOOP_EXPERIMENT).is_file():
-            return root / LOOP_EXPERIMENT
-    return None
+    return _experiment(LOOP_EXPERIMENT)
+
+
+def _network_loop_experiment() -> Path | None:
+    """Returns patterns-quick.toml from the working directory or from the source tree (None if neither)."""
+    return _experiment(NETWORK_LOOP_EXPERIMENT)
 
 
 #: What the installed ``othello-ga`` script runs.
@@ -73,6 +87,54 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
     return run, games, startup
 
 
+def _children_cpu() -> float:
+    """Returns the CPU seconds (user and system) of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _network_loop_work(config_path: Path, scratch: Path) -> tuple[Callable[[int], tuple[float, int]], ...]:
+    """Returns the network loop's measurements (see ga.analysis.bench.network_loop_overhead), each of a number
+    of generations: a whole run in a fresh process (no figures), and the engine's work of its generations'
+    games and TD self-play in this process; each returns (CPU seconds, games)."""
+    import numpy as np
+
+    from engine._learning import TDLearner
+    from ga.config import load_config, network_of
+    from ga.evolution.fitness import generation_batches
+    from ga.games.executor import play
+
+    config = load_config(config_path)
+    network = network_of(config.patterns)
+    if network is None:
+        raise ValueError(f"{config_path} evolves no pattern network")
+    learner = TDLearner([ntuple.copies for ntuple in network.tuples], network.phases, network.colours)
+    runs = iter(range(1_000_000))
+
+    def run(generations: int) -> tuple[float, int]:
+        command, env = tool_command()
+        out = scratch / f"network{next(runs)}"
+        before = _children_cpu()
+        subprocess.run([*command, "evolve", str(config_path), "--generations", str(generations), "--out", str(out),
+                        "--quiet", "--no-plots"], check=True, capture_output=True, env=env)
+        return _children_cpu() - before, 0
+
+    def engine(generations: int) -> tuple[float, int]:
+        td, size = config.td, config.population.size
+        rng = np.random.default_rng(0)
+        started, games = time.process_time(), 0
+        for generation, batch in enumerate(generation_batches(config, generations)):
+            play(batch)
+            games += len(batch.plan)
+            for individual in range(size if td.games else 0):  # the TD step: every individual, as it is played
+                weights = rng.uniform(-config.patterns.init, config.patterns.init, network.n_weights)
+                learner.train(weights, td.games, generation * size + individual, td.alpha, td.eps)
+                games += td.games
+        return time.process_time() - started, games
+
+    return run, engine
+
+
 #: Where the FFO endgame test set is published (it is data, never copied into this repository).
 FFO_SOURCE = "Edax's repository, folder problem/: fforum-1-19.obf, fforum-20-39.obf, fforum-40-59.obf"
 
@@ -107,8 +169,11 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
           network_source: str | None) -> None:
     """Measure the engine (perft, games per second, the alpha-beta search against the plain one, a pattern
     network against a table, the exact endgame on generated and FFO positions) and the loop's cost (a whole
-    seed2021.toml run against its games played in one batch plus start-up); medians."""
-    from ga.analysis.bench import HEADER, loop_overhead, machine_load, measure, ratios, read_ffo, row
+    seed2021.toml run against its games played in one batch plus start-up; a whole patterns-quick.toml run's
+    CPU time against its engine work); medians."""
+    from ga.analysis.bench import (
+        HEADER, loop_overhead, machine_load, measure, network_loop_overhead, ratios, read_ffo, row,
+    )
     from ga.files import check_stdout
     from ga.games.executor import all_cores
 
@@ -140,6 +205,19 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
         with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
             work = _loop_work(config_path, generations, Path(scratch))
             for measurement in loop_overhead(config_path.stem, *work, repeat=whole_runs, judge=not quick):
+                click.echo(row(measurement))
+                results.append(measurement)
+    network_path = _network_loop_experiment()
+    if "loop" not in chosen:
+        pass
+    elif network_path is None:
+        click.echo(f"(the network run's rows need {NETWORK_LOOP_EXPERIMENT}: run bench from the repository)")
+    else:
+        generations = 40 if quick else 400
+        with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
+            work = _network_loop_work(network_path, Path(scratch))
+            for measurement in network_loop_overhead(network_path.stem, *work, generations, repeat=whole_runs,
+                                                     judge=not quick):
                 click.echo(row(measurement))
                 results.append(measurement)
     for line in ratios(results, judge=not quick):

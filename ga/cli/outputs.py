@@ -14,7 +14,7 @@ import click
 
 from ga.cli.errors import warn
 from ga.rundir.lock import holder
-from ga.rundir.reader import writes_games
+from ga.rundir.reader import squares_evolved, writes_games
 
 __all__ = ["emit_warnings", "figures_not_drawn", "note_if_live", "output_path"]
 
@@ -40,10 +40,14 @@ def emit_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
 def figures_not_drawn(run_dir: Path) -> str:
     """Returns the note on a run's figures that its own config rules out ("" if none): said once, on a line of its
     own, as a fact about the run rather than a warning."""
-    if writes_games(run_dir):
-        return ""
-    return ("opponent_bars is not drawn for this run: its config turns games.csv off (output.games_csv = false); "
-            "win_rate_by_opponent shows the same opponents")
+    notes = []
+    if not writes_games(run_dir):
+        notes.append("opponent_bars is not drawn for this run: its config turns games.csv off (output.games_csv = "
+                     "false); win_rate_by_opponent shows the same opponents")
+    if not squares_evolved(run_dir):
+        notes.append("best_weights and mean_weights (heatmaps of squares) are not drawn for this run: it evolves a "
+                     "pattern network without squares (patterns.squares = false); othello-ga show describes it")
+    return "\n".join(notes)
 
 
 def note_if_live(run_dir: Path | None) -> None:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from engine import parse_spec
-from ga.config import Config
-from ga.evolution.genome import expand_many, gene_matrix, table_length
+from engine._patterns import PatternLayout
+from engine.patterns import layout as pattern_layout
+from ga.config import Config, network_of
+from ga.evolution.genome import GenomeLayout, gene_matrix
+from ga.evolution.toolbox import initial_genes
 from ga.games import executor, scoring
 from ga.games.plan import HALL_OF_FAME, POPULATION, RANDOM_TABLE, GamePlan, colour_pattern
 from ga.games.seeds import Stream, derive_seed, derive_seeds, mix
@@ -163,16 +166,21 @@ def generation_random_tables(config: Config, generation: int) -> np.ndarray:
     """Returns a generation's random opponent tables (rows of 64 weights from U(-1, 1); none without them).
 
     With features, each row also weighs them, from U(-1, 1) too (drawn after
-    the squares, so a table-only run draws what it always drew).
+    the squares, so a table-only run draws what it always drew). In a
+    network's run the rows end in a network of zeros: a random table is the
+    same opponent for every run.
     """
     count = config.fitness.random_table_games
     features = len(config.population.features)
+    layout = GenomeLayout.of(config)
     rng = np.random.default_rng(derive_seed(config.experiment.seed, Stream.RANDOM_TABLES, generation))
     tables = rng.uniform(-1.0, 1.0, size=(count, 64))
     weights = rng.uniform(-1.0, 1.0, size=(count, features)) if features else np.zeros((count, 0))
-    if config.population.genome == "phase":
-        return np.hstack([tables, tables, weights, weights])  # one evaluation for the whole game
-    return np.hstack([tables, weights]) if features else tables
+    if layout.tables == 2:
+        rows = np.hstack([tables, tables, weights, weights])  # one evaluation for the whole game
+    else:
+        rows = np.hstack([tables, weights]) if features else tables
+    return np.hstack([rows, np.zeros((count, layout.network))]) if layout.network else rows
 
 
 def _member_games(seed: int, generation: int, label: int, members: np.ndarray) -> GamePlan:
@@ -194,7 +202,8 @@ def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch
     The opponents, seeds and colours are the run's own (its plans); the tables
     stand in for the evolved ones, which only the run makes. Only for runs
     whose opponents are all fixed players (no coevolution, hall of fame or
-    random tables, which the run makes too).
+    random tables, which the run makes too), and of tables (a network's rows
+    are played generation by generation: :func:`generation_batches`).
     """
     size = config.population.size
     fit = config.fitness
@@ -204,9 +213,35 @@ def run_games(config: Config, generations: int, seed: int = 0) -> executor.Batch
     for generation in range(generations):
         plan = plan_generation(config, generation, size)
         plans.append(dataclasses.replace(plan, individual=plan.individual + np.int32(generation * size)))
-    tables = np.random.default_rng(seed).uniform(
-        -1.0, 1.0, size=(generations * size, table_length(config.population.genome, len(config.population.features))))
+    tables = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(generations * size, GenomeLayout.of(config).width))
     return executor.Batch(player_args(config), tables, opponent_labels(config), GamePlan.concatenate(plans))
+
+
+def generation_batches(config: Config, generations: int, seed: int = 0) -> Iterator[executor.Batch]:
+    """Yields the games of each of ``generations`` generations of ``config``, a batch each, as the run plays them.
+
+    The plans are the run's own (opponents, seeds, colours, the members and
+    champions each individual meets, the generation's random tables); the rows
+    of the population and of its champions stand in for the evolved ones,
+    drawn as a first generation is (:func:`ga.evolution.toolbox.initial_genes`).
+    A network's rows are a generation's at a time, as in the run: one network's
+    tables take half a megabyte.
+    """
+    layout, size = GenomeLayout.of(config), config.population.size
+    rng = np.random.default_rng(seed)
+    for generation in range(generations):
+        champions = min(generation, config.fitness.hall_of_fame_size)  # one a generation, as the run keeps them
+        plan = plan_generation(config, generation, size, champions)
+        tables = layout.expand_many(initial_genes(config, layout, size + champion_rows(config, champions), rng))
+        if config.fitness.random_table_games:
+            tables = np.vstack([tables, generation_random_tables(config, generation)])
+        yield executor.Batch(player_args(config), tables, opponent_labels(config), plan, layout=network_layout(config))
+
+
+def network_layout(config: Config) -> PatternLayout | None:
+    """Returns the engine's layout of the network a run evolves (its rows end in its weights), or None."""
+    network = network_of(config.patterns)
+    return pattern_layout(network) if network is not None else None
 
 
 def player_args(config: Config) -> executor.TablePlayer:
@@ -271,7 +306,7 @@ def evaluate_generation(
     """
     size = len(population)
     genes = gene_matrix(population)
-    tables = expand_many(genes, config.population.genome, len(config.population.features))
+    tables = GenomeLayout.of(config).expand_many(genes)
     if champion_rows(config, len(champions)):
         tables = np.vstack([tables, np.asarray(champions, dtype=np.float64)])
     if config.fitness.random_table_games:
@@ -282,7 +317,7 @@ def evaluate_generation(
     todo = np.array([not ind.fitness.valid for ind in population])
     if not todo.all():
         plan = plan.subset(todo[plan.individual])
-    batch = executor.Batch(player_args(config), tables, labels, plan)
+    batch = executor.Batch(player_args(config), tables, labels, plan, layout=network_layout(config))
     map_function, parts, shared = game_map
     diffs = executor.play_batch(batch, map_function, parts, shared=shared, costs=costs, while_playing=while_playing)
     values = scoring.scores(plan.individual, diffs, size, config.fitness.score).tolist()
@@ -302,9 +337,11 @@ def games_by_key(config: Config) -> dict[str, int]:
         "fitness.coevolution": size * fit.coevolution,
         "fitness.hall_of_fame_games": size * fit.hall_of_fame_games,
         "fitness.random_table_games": size * fit.random_table_games,
+        **({"td.games": size * config.td.games} if config.td.games else {}),
     }
 
 
 def games_per_generation(config: Config) -> int:
-    """Returns how many games a generation plays (an upper bound with elites)."""
+    """Returns how many games a generation plays (an upper bound with elites), TD's self-play games included:
+    the training games a study's budget counts."""
     return sum(games_by_key(config).values())

@@ -10,15 +10,27 @@ With ``features`` (population.features) each genome has one more gene per
 feature (two with ``phase``: one per table) after the squares' genes, and
 the weights it stands for are the engine's evaluation vector: the squares,
 then the feature weights, table by table (engine.evaluation.Evaluation).
+
+With a pattern network ([patterns], :class:`GenomeLayout`) the genome ends in
+the network's weights (engine.patterns.PatternNetwork.vector's order: tuple
+by tuple, each tuple's phases one after another), and its squares' genes are
+there only when the squares are evolved beside it; the engine's row is then
+the 64 squares (zeros when not evolved), the feature weights and the
+network's weights (engine._players.SharedPlan with a ``layout``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, cached_property
 from itertools import chain
+from typing import Any
 
 import numpy as np
+
+from engine.patterns import PatternNetwork
+from ga.config import network_of
 
 Symmetry = Callable[[int, int], tuple[int, int]]
 
@@ -97,8 +109,11 @@ def gene_matrix(population: Sequence[Sequence[float]]) -> np.ndarray:
 
     ``np.array`` reads a list of lists (DEAP individuals) element by element
     through the sequence protocol; one pass over the chained genes takes two
-    thirds of its time, and this runs every generation.
+    thirds of its time, and this runs every generation. A network's
+    individuals are arrays already: stacked.
     """
+    if len(population) and isinstance(population[0], np.ndarray):
+        return np.array([np.asarray(individual) for individual in population], dtype=np.float64)
     width = len(population[0]) if len(population) else 0
     genes = np.fromiter(chain.from_iterable(population), np.float64, len(population) * width)
     return genes.reshape(len(population), width)
@@ -121,3 +136,103 @@ def contract(weights: Sequence[float], genome: str, features: int = 0) -> np.nda
     classes = np.array(square_classes(genome))
     counts = np.bincount(classes)
     return np.concatenate([np.bincount(classes, weights=table[:64]) / counts, table[64:64 + features]])
+
+
+@dataclass(frozen=True)
+class GenomeLayout:
+    """What an individual's genes are: the squares' (by ``genome``, when evolved), the features', then a pattern
+    network's weights, and how they become the row of weights the engine plays.
+
+    Without a network it is the table genome of the functions above, to the bit.
+    """
+
+    genome: str = "full"  # population.genome: how the square genes map to squares
+    features: int = 0  # population.features: feature weights evolved (one per table)
+    squares: bool = True  # whether the squares are evolved (a network's run may leave them at 0)
+    tuples: tuple[int, ...] = ()  # a network's weights per tuple (every phase), in the vector's order; () = none
+
+    @classmethod
+    def of(cls, config: Any) -> GenomeLayout:
+        """Returns the genome of an experiment (a ga.config.Config)."""
+        network = network_of(config.patterns)
+        features = len(config.population.features)
+        if network is None:
+            return cls(config.population.genome, features)
+        return cls(config.population.genome, features, config.patterns.squares, network_tuples(network))
+
+    @property
+    def network(self) -> int:
+        """The network's weights (0 without one)."""
+        return sum(self.tuples)
+
+    @property
+    def tables(self) -> int:
+        """Tables of squares and features: 2 for the phase genome, else 1."""
+        return _tables(self.genome) if self.squares else 1
+
+    @property
+    def square_genes(self) -> int:
+        """Genes of the squares (0 when a network's run leaves them at 0)."""
+        return square_genes(self.genome) if self.squares else 0
+
+    @property
+    def feature_genes(self) -> int:
+        """Genes of the feature weights, after the squares'."""
+        return self.features * self.tables
+
+    @property
+    def length(self) -> int:
+        """Genes of an individual."""
+        return self.square_genes + self.feature_genes + self.network
+
+    @property
+    def width(self) -> int:
+        """Weights of an engine row: the squares (64 a table), the features (one a table), the network."""
+        return (64 + self.features) * self.tables + self.network
+
+    @property
+    def network_genes(self) -> slice:
+        """Where the network's weights lie in the genes (and at the end of a row)."""
+        return slice(self.length - self.network, self.length)
+
+    @cached_property
+    def units(self) -> np.ndarray:
+        """Returns the sizes of the parts a tuple crossover takes whole: the squares' genes, the features' genes,
+        then each tuple's table (every phase), in gene order (empty parts left out)."""
+        parts = [self.square_genes, self.feature_genes, *self.tuples]
+        return np.array([size for size in parts if size], dtype=np.intp)
+
+    def expand(self, genes: Sequence[float]) -> np.ndarray:
+        """Returns the engine row of one individual's genes."""
+        values = np.asarray(genes, dtype=np.float64)
+        return self.expand_many(values.reshape(1, -1))[0]
+
+    def expand_many(self, genes: np.ndarray) -> np.ndarray:
+        """Returns the engine rows of a population (one row of genes per individual)."""
+        if not self.network:
+            return expand_many(genes, self.genome, self.features)
+        if genes.shape[1] != self.length:
+            raise ValueError(f"a genome of a network has {self.length} genes, got {genes.shape[1]}")
+        head = self.square_genes + self.feature_genes
+        rows = np.empty((genes.shape[0], self.width), dtype=np.float64)
+        if self.squares:
+            rows[:, :self.width - self.network] = expand_many(genes[:, :head], self.genome, self.features)
+        else:
+            rows[:, :64] = 0.0
+            rows[:, 64:64 + self.features] = genes[:, :head]
+        rows[:, self.width - self.network:] = genes[:, head:]
+        return rows
+
+    def contract(self, row: Sequence[float]) -> np.ndarray:
+        """Returns genes for an engine row (the mean over tied squares; the squares dropped when not evolved)."""
+        values = np.asarray(row, dtype=np.float64)
+        if not self.network:
+            return contract(values, self.genome, self.features)
+        head = values[:self.width - self.network]
+        squares = contract(head, self.genome, self.features) if self.squares else head[64 * self.tables:]
+        return np.concatenate([squares, values[self.width - self.network:]])
+
+
+def network_tuples(network: PatternNetwork) -> tuple[int, ...]:
+    """Returns the weights of each tuple of a network (every phase): the parts of its vector, in order."""
+    return tuple(int(ntuple.weights.size) for ntuple in network.tuples)

@@ -12,7 +12,6 @@ uninterrupted ones.
 from __future__ import annotations
 
 import math
-import random
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -28,11 +27,11 @@ from engine import Interrupted, in_engine_work, stop_work
 
 from ga.config import Config, result_settings, table_digests
 from ga.evolution import fitness, operators, tournament
-from ga.evolution.genome import expand, table_length
-from ga.evolution.toolbox import HallOfFame, breed, build_toolbox, diversity, fitness_statistics, individuals
+from ga.evolution.genome import GenomeLayout
+from ga.evolution.methods import Method, method_of
+from ga.evolution.toolbox import HallOfFame, build_toolbox, diversity, fitness_statistics, individuals, same_genes
 from ga.games import executor
 from ga.games.plan import GamePlan
-from ga.games.seeds import GLOBAL_GENERATORS, Stream, derive_seed
 from ga.rundir.checkpoint import Checkpoint
 from ga.rundir.manifest import now_iso
 from ga.rundir.writer import RunWriter
@@ -134,7 +133,9 @@ class PendingSave:
             done = checkpoint.generation + 1
         self.done = done
         if self.bar is not None:
-            self.bar.update(record)
+            # The bar counts every training game, the TD step's self-play too (as the stage's plan does).
+            games = record["games"] + record.get("td_games", 0)
+            self.bar.update(record | {"games": games} if "td_games" in record else record)
         return done
 
 
@@ -187,27 +188,28 @@ class GenerationLoop:
         self.settings = result_settings(config)
         self.tables = table_digests(config)  # what the run plays against, recorded in every checkpoint
         toolbox = build_toolbox(config)
-        seed = config.experiment.seed
         total = config.experiment.generations
-        genome = config.population.genome
-        hall_of_fame = HallOfFame(config.fitness.hall_of_fame_size, similar=lambda a, b: list(a) == list(b))
+        layout = GenomeLayout.of(config)
+        self.layout = layout
+        # The TD step learns on this machine's threads, also when the games go to a cluster.
+        method: Method = method_of(config, toolbox, config.compute.workers or executor.all_cores())
+        self.method = method
+        hall_of_fame = HallOfFame(config.fitness.hall_of_fame_size, similar=same_genes)
         logbook = tools.Logbook()
         if checkpoint is None:
-            with GLOBAL_GENERATORS:
-                random.seed(derive_seed(seed, Stream.INIT))
-                population = toolbox.population(n=config.population.size)
+            population = method.first()
             start, games_played, elapsed, champions = 0, 0, 0.0, []
         else:
-            population = individuals(checkpoint.population, checkpoint.fitness, checkpoint.born)
+            population = method.restore(checkpoint)
             # Worst first: DEAP puts a newcomer before equal-fitness members, so
             # this rebuilds the same order (and the same future evictions).
             members = individuals(checkpoint.hall_of_fame, checkpoint.hall_of_fame_fitness,
-                                  checkpoint.hall_of_fame_born)
+                                  checkpoint.hall_of_fame_born, arrays=bool(layout.network))
             for ind in reversed(members):
                 hall_of_fame.insert(ind)
             start = checkpoint.generation + 1
             games_played, elapsed = checkpoint.games_played, checkpoint.elapsed_s
-            champions = [list(row) for row in checkpoint.champions]
+            champions = list(checkpoint.champions) if layout.network else [list(row) for row in checkpoint.champions]
             logbook.extend(previous_records)
         map_function, parts, shared = self.game_map
         # Batches balanced by measured cost per opponent, and small ones kept in this thread (timing only:
@@ -219,7 +221,7 @@ class GenerationLoop:
         sure_to_share = shared and fewest * executor.CHEAPEST_GAME_SECONDS >= executor.SHARE_MIN_SECONDS
         if parts > 1 and not sure_to_share:
             costs = executor.opponent_costs(fitness.player_args(config), fitness.opponent_labels(config),
-                                            table_length(genome, len(config.population.features)))
+                                            layout.width, fitness.network_layout(config))
         bar = self.progress(Stage(self.label, start, total)) if self.progress else None
         self._last_checkpoint = -math.inf  # the first generation is saved at once
         done = start
@@ -228,9 +230,9 @@ class GenerationLoop:
             for generation in range(start, total):
                 started = time.perf_counter()
                 if generation > 0:
-                    with GLOBAL_GENERATORS:
-                        random.seed(derive_seed(seed, Stream.VARIATION, generation))
-                        population = breed(population, toolbox, config)
+                    population = method.next(population, generation)
+                strategy = method.state()  # what made this generation, for its checkpoint
+                td_games = method.td_games
                 bred = time.perf_counter()
                 try:
                     result = fitness.evaluate_generation(
@@ -248,16 +250,17 @@ class GenerationLoop:
                     done = pending() or done
                 evaluated = time.perf_counter()
                 best = operators.sel_best(population, 1)[0]
-                champions = (champions + [list(expand(best, genome, len(config.population.features)))])[
+                champion = layout.expand(best)
+                champions = (champions + [champion if layout.network else list(champion)])[
                     -config.fitness.hall_of_fame_size:]
                 timings = {"evaluation_s": evaluated - bred, "variation_s": bred - started,
                            "generation_s": time.perf_counter() - started}
-                games_played += result.games
+                games_played += result.games + td_games
                 elapsed += timings["generation_s"]
                 # The rest waits for the next generation's games (breeding needs only the fitness).
                 pending = PendingSave(
                     self._bookkeeping(generation, population, result, timings, hall_of_fame, logbook,
-                                      champions, games_played, elapsed),
+                                      champions, games_played, elapsed, strategy, td_games),
                     self.writer, result, bar)
                 if generation + 1 == total or self.stop.signal is not None:
                     done = pending() or done
@@ -307,6 +310,7 @@ class GenerationLoop:
     def _bookkeeping(self, generation: int, population: list[Any], result: fitness.Generation,
                      timings: dict[str, float], hall_of_fame: tools.HallOfFame, logbook: tools.Logbook,
                      champions: list[list[float]], games_played: int, elapsed: float,
+                     strategy: dict[str, Any] | None = None, td_games: int = 0,
                      ) -> Callable[[], tuple[dict[str, Any], Checkpoint, bool]]:
         """Returns what completes ``generation``'s record and makes its checkpoint if one is due.
 
@@ -322,6 +326,8 @@ class GenerationLoop:
             full = result.record | fitness_statistics(population)
             full["best_fitness"] = hall_of_fame[0].fitness.values[0]
             full["diversity"] = diversity(genes)
+            if config.td.games:
+                full["td_games"] = td_games
             full |= timings
             logbook.record(**full)
             # A checkpoint every checkpoint_every generations, but not more often than checkpoint_seconds
@@ -346,6 +352,7 @@ class GenerationLoop:
                 csv_bytes={},
                 settings=self.settings,
                 tables=self.tables,
+                strategy=strategy or {},
             ), due
 
         return finish
@@ -353,15 +360,15 @@ class GenerationLoop:
     def _write_results(self, population: list[Any], hall_of_fame: tools.HallOfFame,
                        champions: list[list[float]]) -> None:
         """Writes the finished run's tables, after its final tournament if it has one."""
-        config = self.config
-        genome, features = config.population.genome, len(config.population.features)
-        best_table = expand(operators.sel_best(population, 1)[0], genome, features)
+        config, layout = self.config, self.layout
+        best_table = layout.expand(operators.sel_best(population, 1)[0])
+        mean = self.method.mean(population)  # CMA-ES's centroid; None: the population's mean
         if config.final.games:
             started = time.perf_counter()
             label = "final tournament" if self.label == "GA" else f"{self.label}, final tournament"
             bar = self.progress(Stage(label, 0, 1, "tournament")) if self.progress else None
-            candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions, genome,
-                                                      features)
+            candidates = tournament.gather_candidates(population, [ind.born for ind in population], champions,
+                                                      layout, mean=mean)
             ranking, games = tournament.run_tournament(config, candidates, self.game_map)
             if bar is not None:
                 bar.update({"games": games})
@@ -371,10 +378,12 @@ class GenerationLoop:
             self.manifest["final_s"] = round(time.perf_counter() - started, 3)
             best_table = ranking[0]["weights"]
         self.writer.write_results(
-            [expand(ind, genome, features) for ind in population],
+            [layout.expand(ind) for ind in population],
             best_table,
-            [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": expand(ind, genome, features)}
+            [{"generation": ind.born, "fitness": ind.fitness.values[0], "weights": layout.expand(ind)}
              for ind in hall_of_fame],
+            mean=layout.expand(mean) if mean is not None else None,
+            members=[(ind.fitness.values[0], ind.born) for ind in population],
         )
         if config.refine.generations:
             self.manifest.update(status="refining")  # finished once the refinement is done

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 Individual = Any  # a deap creator Individual: a list of floats with .fitness
 
 
@@ -113,3 +115,31 @@ def clip(individual: Individual, low: float, high: float) -> Individual:
     for i, gene in enumerate(individual):
         individual[i] = min(max(gene, low), high)
     return individual
+
+
+# --- a population of networks: rows of genes, changed by numpy ------------------------------------
+#
+# A network's genome has thousands of genes: drawn gene by gene in Python its variation would cost more than
+# its games. These operators take the rows of many children at once and draw from a numpy generator (the loop
+# seeds it from the run seed and the generation, as it seeds ``random``).
+
+
+def cx_tuples(first: np.ndarray, second: np.ndarray, units: np.ndarray, probability: float,
+              rng: np.random.Generator) -> np.ndarray:
+    """Returns children (rows) that take each unit of genes whole from ``second`` with ``probability``, else
+    from ``first``: a unit is a tuple's table with all its phases, the squares' genes, or the features' genes
+    (:attr:`ga.evolution.genome.GenomeLayout.units`), so that no table is cut."""
+    take = rng.random((first.shape[0], units.size)) < probability
+    return np.where(np.repeat(take, units, axis=1), second, first)
+
+
+def mut_gaussian_rows(rows: np.ndarray, probability: float, sigma: float, rng: np.random.Generator) -> None:
+    """Adds N(0, sigma) to each gene of ``rows`` with ``probability`` (in place; row by row, gene by gene)."""
+    mutated = rng.random(rows.shape) < probability
+    rows[mutated] += rng.normal(0.0, sigma, int(np.count_nonzero(mutated)))
+
+
+def mut_reset_rows(rows: np.ndarray, probability: float, low: float, high: float, rng: np.random.Generator) -> None:
+    """Redraws each gene of ``rows`` with ``probability`` uniformly in [low, high] (in place)."""
+    mutated = rng.random(rows.shape) < probability
+    rows[mutated] = rng.uniform(low, high, int(np.count_nonzero(mutated)))

@@ -24,7 +24,6 @@ interrupted refinement continues where it stopped with the same result.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from engine import Player, build_player, parse_spec
 from ga.config import Config, RefineConfig
 from ga.evolution.genome import contract, expand
 from ga.evolution.loop import Stage
+from ga.evolution.strategies import Strategy
 from ga.games import scoring
 from ga.games.executor import Batch, opponent_spec, play_here
 from ga.games.plan import GamePlan
@@ -53,24 +53,6 @@ CHUNK = 128  # games of one task against one opponent (even: colours alternate)
 if not hasattr(creator, "RefineFitness"):
     creator.create("RefineFitness", base.Fitness, weights=(1.0,))
     creator.create("RefineCandidate", list, fitness=creator.RefineFitness)
-
-
-class Strategy(cma.Strategy):
-    """DEAP's CMA-ES, with its step size grown by libm's ``exp`` rather than numpy's.
-
-    numpy computes ``exp`` with its own AVX-512 code where the CPU has it, and
-    that rounds some values differently in the last bit from the C library
-    every other machine uses; within a few generations the candidates, the
-    games and the table all differ. The rest of the update is arithmetic
-    (the same everywhere) and BLAS (pinned by ``ga``'s import, see
-    :data:`ga.BLAS_CORE`).
-    """
-
-    def update(self, population: list[Any]) -> None:
-        sigma = self.sigma
-        super().update(population)
-        # DEAP's expression, term for term; the evolution path is the one the update just made.
-        self.sigma = sigma * math.exp((float(np.linalg.norm(self.ps)) / self.chiN - 1.) * self.cs / self.damps)
 
 
 def restart_seed(seed: int, restart: int) -> int:

@@ -15,11 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine.patterns import layout as pattern_layout
 from ga.config import (
-    Config, ConfigError, RefineConfig, load_config, replace, settings_difference, table_digests, with_overrides,
+    Config, ConfigError, RefineConfig, load_config, network_of, replace, settings_difference, table_digests,
+    with_overrides,
 )
 from ga.evolution import fitness, refine
-from ga.evolution.genome import genome_length, table_length
+from ga.evolution.genome import GenomeLayout
+from ga.evolution.methods import checked_strategy
 from ga.evolution.stages import (
     REFINEMENT, StagePlan, refine_generation_games, sample_costs, stages_of_run, tournament_games,
 )
@@ -69,7 +72,7 @@ def run(
     """
     stop = stop if stop is not None else StopRequest()
     labels = fitness.opponent_labels(config)
-    columns = generation_columns(labels)
+    columns = generation_columns(labels, td=bool(config.td.games))
     executor.check_opponents(labels)  # a bad weights file stops the run before anything is written
     check_plan(config, memory_limit())  # so does a plan too big for this machine
     owned = None
@@ -269,7 +272,9 @@ def check_plan(config: Config, memory: int) -> None:
     Checked before anything is written.
     """
     size = config.population.size
+    _check_networks(config, memory)
     shares = fitness.games_by_key(config)
+    shares.pop("td.games", None)  # self-play games are played one at a time: they hold no memory
     largest = max(shares, key=shares.__getitem__)
     # The games planned at once, by stage: a generation (of the GA and of each restart), the final tournament
     # (the GA's and each restart's), a generation of the refinement.
@@ -278,7 +283,7 @@ def check_plan(config: Config, memory: int) -> None:
     if config.refine.generations:
         stages.append(("refine.games", "a refinement generation", refine_generation_games(config.refine)))
     key, stage, games = max(stages, key=lambda entry: entry[2])
-    population_bytes = 4 * size * genome_length(config.population.genome, len(config.population.features)) * 8  # the tables, their copies in breeding
+    population_bytes = 4 * size * GenomeLayout.of(config).length * 8  # the tables, their copies in breeding
     if population_bytes > memory // 2:
         key, stage = "population.size", "a generation"
     needed = games * BYTES_PER_GAME + population_bytes
@@ -289,6 +294,7 @@ def check_plan(config: Config, memory: int) -> None:
         )
     planned = planned_games(config)
     total = sum(planned.values())
+    shares = fitness.games_by_key(config)
     if total > MAX_RUN_GAMES:
         if planned["refinement"] > MAX_RUN_GAMES // 2:
             key = "refine.generations"
@@ -304,6 +310,44 @@ def check_plan(config: Config, memory: int) -> None:
         )
 
 
+#: The bytes of a network's game tables: its int32 entries, summed from its weights once per row a plan plays.
+NETWORK_ENTRY_BYTES = 4
+#: The bytes per number of n x n a full-covariance CMA-ES holds: its covariance, eigenvectors, their product
+#: scaled, and the update's temporaries, float64 each.
+COVARIANCE_BYTES = 4 * 8
+
+
+def _check_networks(config: Config, memory: int) -> None:
+    """Raises ConfigError, naming the key to change, unless a network run's tables fit in half of ``memory``.
+
+    Each row a plan plays builds its network's tables (entries_per_network
+    int32 numbers, about half a megabyte for all-4): a generation's rows are
+    its individuals, its champions and its random tables, the final
+    tournament's its candidates. A full-covariance CMA-ES holds 4 n^2 numbers.
+    """
+    network = network_of(config.patterns)
+    if network is None:
+        return
+    entries = pattern_layout(network).entries_per_network
+    fit = config.fitness
+    rows = config.population.size + (fit.hall_of_fame_size if fit.hall_of_fame_games else 0) + fit.random_table_games
+    if config.final.games:
+        rows = max(rows, config.population.size + 1 + min(fit.hall_of_fame_size, config.experiment.generations))
+    tables = rows * entries * NETWORK_ENTRY_BYTES
+    genes = GenomeLayout.of(config).length
+    covariance = COVARIANCE_BYTES * genes ** 2 if config.patterns.method == "cma-es" else 0
+    if covariance > memory // 2:
+        raise ConfigError(
+            f"config key 'patterns.method' = 'cma-es' keeps a covariance of {genes:,} x {genes:,} genes, about "
+            f"{size_text(covariance)} of memory, and this machine has {size_text(memory)}; use \"sep-cma-es\" "
+            "(a diagonal covariance) or smaller tuple sets")
+    if tables + covariance > memory // 2:
+        raise ConfigError(
+            f"config key 'population.size' = {config.population.size} makes {rows:,} networks' tables of "
+            f"{entries:,} entries each ({', '.join(config.patterns.sets)}) need about {size_text(tables)} of memory, "
+            f"and this machine has {size_text(memory)}; lower it, or choose smaller tuple sets (patterns.sets)")
+
+
 def _setting(config: Config, key: str) -> Any:
     section, name = key.split(".")
     return getattr(getattr(config, section), name)
@@ -311,13 +355,14 @@ def _setting(config: Config, key: str) -> Any:
 
 def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path) -> None:
     """Raises RunDirError unless the checkpoint was made by the run that config.toml describes."""
-    expected = (config.population.size, genome_length(config.population.genome, len(config.population.features)))
+    layout = GenomeLayout.of(config)
+    expected = (config.population.size, layout.length)
     if checkpoint.population.shape != expected:
         raise RunDirError(
             f"the checkpoint holds {checkpoint.population.shape[0]} individuals of {checkpoint.population.shape[1]} "
             f"genes but config.toml asks for {expected[0]} of {expected[1]}; the run directory is damaged"
         )
-    width = table_length(config.population.genome, len(config.population.features))  # a champion is a whole table
+    width = layout.width  # a champion is a whole table
     if checkpoint.champions.size and checkpoint.champions.shape[1] != width:
         raise RunDirError(
             f"'{run_dir / CHECKPOINT}': 'champions' holds tables of {checkpoint.champions.shape[1]} weights but "
@@ -334,6 +379,7 @@ def check_checkpoint_fits(checkpoint: Checkpoint, config: Config, run_dir: Path)
             f"'{run_dir / CHECKPOINT}' was written by another run than config.toml describes ({difference}); "
             "restore the run's config.toml, or start a new run"
         )
+    checked_strategy(config, checkpoint.strategy)  # a CMA-ES run's: whole, and this run's
     digests = table_digests(config)
     for path, digest in checkpoint.tables.items():
         if digests.get(path, digest) != digest:

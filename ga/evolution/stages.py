@@ -23,7 +23,8 @@ import numpy as np
 from engine import parse_spec
 from ga.config import Config, RefineConfig
 from ga.evolution import fitness, refine, tournament
-from ga.evolution.genome import table_length
+from ga.evolution.genome import GenomeLayout
+from ga.evolution.toolbox import initial_genes
 from ga.games import executor
 from ga.games.plan import GamePlan
 
@@ -122,8 +123,10 @@ def per_game(play: Callable[[int], tuple[float, int]]) -> float:
 
 
 def _tables(config: Config, rows: int, rng: np.random.Generator) -> np.ndarray:
-    width = table_length(config.population.genome, len(config.population.features))  # squares and features
-    return rng.uniform(-1.0, 1.0, size=(rows, width))
+    layout = GenomeLayout.of(config)  # squares and features, and a network's weights
+    if layout.network:
+        return layout.expand_many(initial_genes(config, layout, rows, rng))
+    return rng.uniform(-1.0, 1.0, size=(rows, layout.width))
 
 
 def _timed(batch: executor.Batch) -> tuple[float, int]:
@@ -147,7 +150,7 @@ def _generation_games(config: Config, rng: np.random.Generator) -> Callable[[int
     plan = fitness.plan_generation(config, 1, size, champions)
     rows = size + fitness.champion_rows(config, champions) + config.fitness.random_table_games
     batch = executor.Batch(fitness.player_args(config), _tables(config, rows, rng), fitness.opponent_labels(config),
-                           plan)
+                           plan, layout=fitness.network_layout(config))
     return lambda games: _timed(dataclasses.replace(batch, plan=_sample(plan, games, rng)))
 
 
@@ -156,7 +159,8 @@ def _tournament_cost(config: Config, rng: np.random.Generator) -> float:
     count = 6  # candidates enough for both kinds of game; the real mix is weighed in below
     labels = tournament.tournament_labels(config)
     plan = tournament.plan_tournament(config, count)
-    batch = executor.Batch(fitness.player_args(config), _tables(config, count, rng), labels, plan)
+    batch = executor.Batch(fitness.player_args(config), _tables(config, count, rng), labels, plan,
+                           layout=fitness.network_layout(config))
     fixed = len({opponent.spec for opponent in config.fitness.opponents})
     candidates = _tournament_candidates(config)
     # The real tournament's games against the fixed opponents (member -1) and between candidates.

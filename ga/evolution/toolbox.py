@@ -17,9 +17,10 @@ from deap import base, creator, tools
 
 from ga.config import Config
 from ga.evolution import operators
-from ga.evolution.genome import genome_length
+from ga.evolution.genome import GenomeLayout, gene_matrix, genome_length
 
-__all__ = ["HallOfFame", "breed", "build_toolbox", "clone", "fitness_statistics", "individuals", "unevaluated_copy"]
+__all__ = ["HallOfFame", "breed", "breed_networks", "build_toolbox", "clone", "fitness_statistics", "individuals",
+           "initial_genes", "network_individual", "same_genes", "unevaluated_copy"]
 
 if not hasattr(creator, "FitnessMax"):
     creator.create("FitnessMax", base.Fitness, weights=(1.0,))
@@ -27,10 +28,31 @@ if not hasattr(creator, "Individual"):
     # Lists, not numpy arrays: DEAP's slice-swapping crossovers silently
     # duplicate genes on arrays.
     creator.create("Individual", list, fitness=creator.FitnessMax, born=0)
+if not hasattr(creator, "NetworkIndividual"):
+    # A network's genome (thousands of genes): a numpy array, varied by numpy (operators' rows), as DEAP's
+    # creator makes individuals of numpy arrays.
+    creator.create("NetworkIndividual", np.ndarray, fitness=creator.FitnessMax, born=0)
+
+
+def network_individual(genes: Any, born: int = 0) -> Any:
+    """Returns a network's individual: a copy of ``genes`` with no fitness, born in generation ``born``."""
+    individual = np.array(genes, dtype=np.float64).view(creator.NetworkIndividual)
+    individual.fitness = creator.FitnessMax.__new__(creator.FitnessMax)  # as unevaluated_copy makes it
+    individual.born = born
+    return individual
+
+
+def same_genes(first: Any, second: Any) -> bool:
+    """Says whether two individuals have the same genes (the hall of fame keeps one of equals)."""
+    if isinstance(first, np.ndarray):
+        return bool(np.array_equal(first, second))
+    return list(first) == list(second)
 
 
 def unevaluated_copy(individual: Any) -> Any:
     """Returns a copy of an individual's genes and birth generation with no fitness (a child to be evaluated)."""
+    if isinstance(individual, np.ndarray):
+        return network_individual(individual, individual.born)
     copy = creator.Individual.__new__(creator.Individual)
     list.__init__(copy, individual)
     # What FitnessMax() makes, without its __init__ (no values: the class's empty wvalues): this runs
@@ -57,11 +79,13 @@ class HallOfFame(tools.HallOfFame):
         self.keys.insert(i, item.fitness)
 
 
-def individuals(genes: Sequence[Sequence[float]], values: Sequence[float | None], born: Sequence[int]) -> list[Any]:
-    """Returns DEAP individuals with these genes, fitness values (None: not evaluated) and birth generations."""
+def individuals(genes: Sequence[Sequence[float]], values: Sequence[float | None], born: Sequence[int],
+                arrays: bool = False) -> list[Any]:
+    """Returns DEAP individuals with these genes, fitness values (None: not evaluated) and birth generations
+    (``arrays``: a network's, numpy arrays)."""
     made = []
     for gene_list, value, generation in zip(genes, values, born):
-        ind = creator.Individual(float(g) for g in gene_list)
+        ind = network_individual(gene_list) if arrays else creator.Individual(float(g) for g in gene_list)
         if value is not None:
             ind.fitness.values = (value,)
         ind.born = generation
@@ -135,6 +159,67 @@ def breed(population: list[Any], toolbox: base.Toolbox, config: Config) -> list[
             operators.clip(child, mut.low, mut.high)
         children.append(child)
     return elites + children
+
+
+def initial_genes(config: Config, layout: GenomeLayout, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Returns ``count`` rows of a network genome's first genes: the squares' and features' uniform in
+    [population.init_low, population.init_high], the network's in [-patterns.init, patterns.init]."""
+    pop = config.population
+    head = layout.length - layout.network
+    genes = np.empty((count, layout.length), dtype=np.float64)
+    genes[:, :head] = rng.uniform(pop.init_low, pop.init_high, size=(count, head))
+    init = config.patterns.init
+    genes[:, head:] = rng.uniform(-init, init, size=(count, layout.network)) if init else 0.0
+    return genes
+
+
+def vary_networks(children: np.ndarray, config: Config, layout: GenomeLayout, rng: np.random.Generator) -> None:
+    """Mutates rows of network genes in place: the squares' and features' genes as [mutation] says, each
+    network weight with probability mutation.gene_probability by N(0, patterns.sigma), clipped to
+    +-patterns.bound."""
+    mut, patterns = config.mutation, config.patterns
+    head = children[:, :layout.length - layout.network]
+    if head.shape[1]:
+        if mut.method == "reset":
+            operators.mut_reset_rows(head, mut.gene_probability, mut.low, mut.high, rng)
+        else:
+            operators.mut_gaussian_rows(head, mut.gene_probability, mut.sigma, rng)
+            np.clip(head, mut.low, mut.high, out=head)
+    network = children[:, layout.network_genes]
+    operators.mut_gaussian_rows(network, mut.gene_probability, patterns.sigma, rng)
+    np.clip(network, -patterns.bound, patterns.bound, out=network)
+
+
+def breed_networks(population: list[Any], toolbox: base.Toolbox, config: Config, layout: GenomeLayout,
+                   rng: np.random.Generator) -> list[Any]:
+    """Returns the next generation of a network's GA: elites, then children of two distinct selected parents.
+
+    As :func:`breed`: selection, the pairs and whether each is crossed draw
+    from ``random``; the crossover (``tuples``: each tuple's table whole from
+    either parent) and the mutation (:func:`vary_networks`) draw from ``rng``,
+    on every child's genes at once.
+    """
+    sel, cx = config.selection, config.crossover
+    elites = [toolbox.clone(ind) for ind in operators.sel_best(population, sel.elitism)] if sel.elitism else []
+    if sel.reevaluate_elites:
+        for elite in elites:
+            del elite.fitness.values
+    parents = toolbox.select(population, config.population.parents)
+    count, draw = config.population.size - sel.elitism, random.random
+    firsts, seconds, crossed = [], [], []
+    for _ in range(count):
+        first, second = operators.distinct_pair(len(parents))
+        firsts.append(first)
+        seconds.append(second)
+        crossed.append(draw() < cx.probability)
+    genes = gene_matrix(parents)
+    children = genes[firsts]
+    rows = np.flatnonzero(crossed)
+    if cx.method == "tuples" and rows.size:
+        children[rows] = operators.cx_tuples(children[rows], genes[np.asarray(seconds)[rows]], layout.units,
+                                             cx.gene_probability, rng)
+    vary_networks(children, config, layout, rng)
+    return elites + [network_individual(row, parents[first].born) for row, first in zip(children, firsts)]
 
 
 def fitness_statistics(population: Sequence[Any]) -> dict[str, np.float64]:

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from ga.config import Config
-from ga.evolution.fitness import at_depth, player_args, spread_labels
-from ga.evolution.genome import expand, expand_many
+from ga.evolution.fitness import at_depth, network_layout, player_args, spread_labels
+from ga.evolution.genome import GenomeLayout
 from ga.games import executor, scoring
 from ga.games.plan import POPULATION, GamePlan
 from ga.games.seeds import Stream, derive_seeds
@@ -44,17 +44,22 @@ class Candidates:
 
 
 def gather_candidates(population: Sequence[Sequence[float]], born: Sequence[int],
-                      champions: Sequence[Sequence[float]], genome: str, features: int = 0) -> Candidates:
+                      champions: Sequence[Sequence[float]], genome: str | GenomeLayout, features: int = 0,
+                      mean: np.ndarray | None = None) -> Candidates:
     """Returns the distinct tables of the final population, its mean and the champion archive.
 
-    ``champions`` are 64/128-weight tables, oldest first; a table that appears
+    ``champions`` are whole tables (engine rows), oldest first; a table that appears
     twice (an elite is also a champion) takes part once, under its first source.
+    ``genome`` is a table genome's name (with ``features``) or a whole
+    :class:`~ga.evolution.genome.GenomeLayout`; ``mean`` the genes of the
+    mean candidate (CMA-ES's centroid), by default the population's mean.
     """
+    layout = genome if isinstance(genome, GenomeLayout) else GenomeLayout(genome, features)
     genes = np.asarray(population, dtype=np.float64)
     rows: list[tuple[np.ndarray, str, int, int]] = [
-        (table, "population", i, int(born[i])) for i, table in enumerate(expand_many(genes, genome, features))
+        (table, "population", i, int(born[i])) for i, table in enumerate(layout.expand_many(genes))
     ]
-    rows.append((expand(genes.mean(axis=0), genome, features), "mean", 0, -1))
+    rows.append((layout.expand(genes.mean(axis=0) if mean is None else mean), "mean", 0, -1))
     last = len(champions) - 1
     rows += [(np.asarray(table, dtype=np.float64), "champion", last - k, -1) for k, table in enumerate(champions)]
     seen: set[bytes] = set()
@@ -154,7 +159,7 @@ def run_tournament(config: Config, candidates: Candidates,
     count = len(candidates)
     labels = tournament_labels(config)
     plan = plan_tournament(config, count)
-    batch = executor.Batch(player_args(config), candidates.tables, labels, plan)
+    batch = executor.Batch(player_args(config), candidates.tables, labels, plan, layout=network_layout(config))
     map_function, parts, shared = game_map
     diffs = executor.play_batch(batch, map_function, parts, shared=shared)
     rates = tournament_scores(plan, diffs, count, len(labels) - 1)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from engine import Player, PlayerSpec, build_player, parse_spec, stop_work
-from engine._patterns import PatternTables
+from engine._patterns import PatternLayout, PatternTables
 from engine._players import SharedPlan, play_plan
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
@@ -74,6 +74,8 @@ class Batch:
     first: Player | None = None  # a player that plays every game instead of a table's (the tables are then members)
     opponents: list[Player | None] | None = None  # the opponents themselves (default: built from the labels)
     networks: list[PatternTables | None] | None = None  # per table row: a pattern network its players add
+    # With a network's rows (a network's run): its structure, and each row ends in its weights (pickled by shape).
+    layout: PatternLayout | None = None
 
 
 # --- opponents ------------------------------------------------------------------
@@ -121,7 +123,8 @@ def shared_plan(batch: Batch) -> SharedPlan:
     plan = batch.plan
     opponents = batch.opponents if batch.opponents is not None else [opponent_player(label) for label in batch.labels]
     return SharedPlan(kind, depth, eps, phase_move, batch.tables, opponents, plan.individual, plan.opponent,
-                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first, end, features, batch.networks)
+                      plan.member, plan.seeds, plan.colours, plan.depth, batch.first, end, features, batch.networks,
+                      batch.layout)
 
 
 def play(batch: Batch) -> np.ndarray:
@@ -262,17 +265,20 @@ def all_cores() -> int:
 
 
 def opponent_costs(player: TablePlayer, labels: Sequence[str], table_width: int,
-                   games: int = 32) -> np.ndarray:
+                   layout: PatternLayout | None = None, games: int = 32) -> np.ndarray:
     """Returns the measured seconds a game takes against each opponent label.
 
     Opponents differ tenfold in cost (nmost:1 against random), so batches of
     equal game counts can keep one worker busy long after the other. Used
     only to place the batch boundaries: no result depends on these timings.
     Each label plays 4 and then 4 + ``games`` games (the fastest of three
-    tries); the difference leaves out the fixed cost of a call.
+    tries); the difference leaves out the fixed cost of a call. With a network's ``layout`` the table's
+    row ends in its weights (``table_width`` counts them).
     """
     kind, depth, eps, phase_move, end, features = player
     table = np.random.default_rng(0).uniform(-1, 1, size=(1, table_width))
+    if layout is not None:
+        table[:, table_width - layout.n_weights:] *= 0.01  # a network of weights as small as evolution starts from
 
     def timed(index: int, count: int) -> float:
         opponents: list[Player | None] = [None] * len(labels)
@@ -281,7 +287,7 @@ def opponent_costs(player: TablePlayer, labels: Sequence[str], table_width: int,
         started = time.perf_counter()
         play_plan(kind, depth, eps, phase_move, table, opponents, np.zeros(count, np.int32),
                   np.full(count, index, np.int32), np.zeros(count, np.int32), seeds,
-                  (np.arange(count) % 2).astype(np.uint8), end=end, features=features)
+                  (np.arange(count) % 2).astype(np.uint8), end=end, features=features, layout=layout)
         return time.perf_counter() - started
 
     # The fastest of three timings, and a floor of a tenth of the median: another

@@ -47,6 +47,8 @@ class Stream(IntEnum):
     RANDOM_TABLES = 7  # a generation's random opponent tables
     REFINE = 8  # the refinement's games and CMA-ES samples
     RESTART = 9  # the seeds of the refinement's restarts
+    TD = 10  # each individual's TD(0) self-play games, per generation
+    SAMPLES = 11  # CMA-ES's samples of a network run, per generation
     EXPECTED_UTILITY = 0x6575  # the eu protocol's random tables (a stream of the evaluation seed)
 
 

@@ -59,6 +59,9 @@ class Checkpoint:
     csv_bytes: dict[str, int]
     settings: dict[str, Any] = field(default_factory=dict)  # the config keys that decide the results
     tables: dict[str, str] = field(default_factory=dict)  # the SHA-256 of each weights file the run plays, by path
+    # A CMA-ES run's strategy as it sampled this generation (ga.evolution.strategies: numbers and arrays);
+    # empty for the GA, and then not written: a GA's checkpoint is as it was before CMA-ES runs.
+    strategy: dict[str, Any] = field(default_factory=dict)
 
 
 _ARRAYS = ("population", "hall_of_fame", "champions")
@@ -87,6 +90,11 @@ def checkpoint_text(checkpoint: Checkpoint) -> str:
     data = {"format": CHECKPOINT_FORMAT, **checkpoint.__dict__}
     for name in _ARRAYS:
         data[name] = _encode_array(data[name])
+    if data["strategy"]:
+        data["strategy"] = {key: _encode_array(value) if isinstance(value, np.ndarray) else value
+                            for key, value in data["strategy"].items()}
+    else:
+        del data["strategy"]
     data["sha256"] = _checksum(data)
     return json.dumps(data, separators=(",", ":"))
 
@@ -126,6 +134,11 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
             if not isinstance(data.get(name), dict):
                 raise ValueError(f"'{name}' is not an encoded array")
             data[name] = _decode_array(data[name])
+        strategy = data.get("strategy", {})
+        if not isinstance(strategy, dict):
+            raise ValueError("'strategy' must be a table of a CMA-ES strategy's numbers and arrays")
+        data["strategy"] = {key: _decode_array(value) if isinstance(value, dict) else value
+                            for key, value in strategy.items()}
         checkpoint = Checkpoint(**data)
         _check_checkpoint(checkpoint)
         return checkpoint

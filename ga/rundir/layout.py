@@ -66,9 +66,9 @@ RUN_FILES: dict[str, str] = {
     GAMES: "every game: generation, individual, opponent, colour, seed, disc_diff",
     POPULATION: "the last population, one row of weights per individual",
     BEST: "the best table (8x8, rank 1 first); refined with [refine]",
-    BEST_EVALUATION: "a run with features: the best evaluation (squares and feature weights, JSON)",
+    BEST_EVALUATION: "a run with features or a pattern network: the best evaluation (JSON)",
     MEAN: "the population mean table (8x8, rank 1 first)",
-    MEAN_EVALUATION: "a run with features: the population mean evaluation (JSON)",
+    MEAN_EVALUATION: "a run with features or a pattern network: the population mean evaluation (JSON)",
     HALL_OF_FAME: "the best individuals seen",
     FINAL: "the final tournament that chose the best table ([final] games)",
     GA_BEST: "the GA's best table, where the refinement started ([refine])",
@@ -210,11 +210,13 @@ def table_file(run_dir: Path, name: str) -> Path:
     return evaluation if os.path.lexists(evaluation) else run_dir / name
 
 
-def generation_columns(opponent_labels: Sequence[str]) -> list[str]:
-    """Returns the columns of generations.csv for these opponent labels."""
+def generation_columns(opponent_labels: Sequence[str], td: bool = False) -> list[str]:
+    """Returns the columns of generations.csv for these opponent labels (``td``: a run with a TD step, whose
+    self-play games have a column of their own)."""
     return (
         ["generation", "games", "wins", "draws", "losses", "win_rate"]
         + [f"win_rate_vs_{label}" for label in opponent_labels]
         + ["fitness_min", "fitness_mean", "fitness_max", "fitness_std", "best_fitness", "diversity"]
+        + (["td_games"] if td else [])
         + ["evaluation_s", "variation_s", "generation_s"]
     )

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COLUMNS", "REQUIRED", "printable", "experiment_description", "experiment_name", "read_config",
            "read_evaluation", "read_generations", "read_records", "read_refine_state", "read_table", "run_settings",
-           "writes_games"]
+           "squares_evolved", "writes_games"]
 
 
 def printable(text: str) -> str:
@@ -69,7 +69,8 @@ COLUMNS: dict[str, tuple[tuple[str, str, float, float], ...]] = {
         ("generation", "int", *COUNT), ("games", "int", *COUNT), ("wins", "int", *COUNT),
         ("draws", "int", *COUNT), ("losses", "int", *COUNT), ("win_rate", "number", *RATE),
         ("win_rate_vs_*", "rate", *RATE), ("fitness_std", "rate", 0, 2 * FITNESS[1]), ("fitness_*", "rate", *FITNESS),
-        ("best_fitness", "rate", *FITNESS), ("diversity", "rate", 0, 1e6), ("*_s", "rate", *SECONDS),
+        ("best_fitness", "rate", *FITNESS), ("diversity", "rate", 0, 1e6), ("td_games", "int", *COUNT),
+        ("*_s", "rate", *SECONDS),
     ),
     GAMES: (
         ("generation", "int", *COUNT), ("individual", "int", *COUNT), ("colour", "colour", 0, 0),
@@ -259,6 +260,13 @@ def writes_games(run_dir: Path) -> bool:
     # A run made with [output] games_csv = false has no games.csv by design: no warning then.
     output = run_settings(run_dir).get("output", {})
     return bool(output.get("games_csv", True)) if isinstance(output, dict) else True
+
+
+def squares_evolved(run_dir: Path) -> bool:
+    """Says whether a run evolves square weights: every run but one of a pattern network with patterns.squares
+    = false, whose squares are all 0 (no heatmap of them is drawn)."""
+    patterns = run_settings(run_dir).get("patterns", {})
+    return not isinstance(patterns, dict) or not patterns.get("sets") or bool(patterns.get("squares", False))
 
 
 def read_refine_state(run_dir: Path) -> dict[str, Any] | None:

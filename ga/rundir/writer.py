@@ -10,6 +10,7 @@ replaced atomically (:func:`ga.files.atomic_write`).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -22,7 +23,8 @@ import numpy as np
 
 from engine import parse_spec
 from engine.evaluation import Evaluation
-from ga.config import Config, config_to_toml
+from engine.patterns import PatternNetwork
+from ga.config import Config, config_to_toml, network_of
 from ga.files import atomic_write, file_kind
 from ga.rundir.checkpoint import Checkpoint, checkpoint_text
 from ga.rundir.layout import (
@@ -38,27 +40,63 @@ __all__ = ["GameLog", "RunWriter", "TableForm", "csv_text"]
 
 @dataclass(frozen=True)
 class TableForm:
-    """How a run keeps its tables: 8x8 CSVs, or, when its tables weigh features, evaluation files."""
+    """How a run keeps its tables: 8x8 CSVs, or, when its tables weigh features or a pattern network, evaluation
+    files.
+
+    A network's weights (thousands) are kept in the evaluation files and the
+    checkpoint only: the CSVs of the population, the hall of fame and the
+    final tournament list each member's squares (when evolved) and feature
+    weights, and a network run's population.csv each member's fitness and birth.
+    """
 
     features: tuple[str, ...] = ()  # population.features
     phase_move: int = 40  # population.phase_move (recorded for a two-table evaluation)
     end: int = 0  # the end=N of the run's player, recorded in its evaluations
+    network: PatternNetwork | None = None  # the network the rows end in ([patterns]), its weights 0
+    squares: bool = True  # whether the squares are evolved (in a network's run they may stay 0)
 
     @classmethod
     def of(cls, config: Config) -> TableForm:
         """Returns the form of the tables of a run of ``config``."""
+        network = network_of(config.patterns)
         return cls(tuple(config.population.features), config.population.phase_move,
-                   parse_spec(config.fitness.player).end)
+                   parse_spec(config.fitness.player).end, network, network is None or config.patterns.squares)
 
     def file(self, name: str) -> str:
         """Returns the file that holds table ``name`` (BEST, MEAN, GA_BEST)."""
-        return EVALUATION_FILES[name] if self.features else name
+        return EVALUATION_FILES[name] if self.features or self.network is not None else name
 
     def text(self, weights: Sequence[float]) -> str:
-        """Returns a table's file text: a CSV of the squares, or the evaluation file of squares and features."""
-        if not self.features:
+        """Returns a table's file text: a CSV of the squares, or the evaluation file of squares, features and
+        network."""
+        if not self.features and self.network is None:
             return format_weights(np.asarray(weights, dtype=np.float64), "csv")
-        return evaluation_text(Evaluation.from_vector(weights, self.features, self.phase_move, self.end))
+        return evaluation_text(self.evaluation(weights))
+
+    def evaluation(self, weights: Sequence[float]) -> Evaluation:
+        """Returns the evaluation of a table row (squares, features, then the network's weights)."""
+        values = np.asarray(weights, dtype=np.float64)
+        if self.network is None:
+            return Evaluation.from_vector(values, self.features, self.phase_move, self.end)
+        split = values.size - self.network.n_weights
+        evaluation = Evaluation.from_vector(values[:split], self.features, self.phase_move, self.end)
+        return dataclasses.replace(evaluation, patterns=self.network.with_weights(values[split:]))
+
+    def csv_weights(self, weights: Sequence[float]) -> list[float]:
+        """Returns the weights of a table row that the run's CSVs list: all of a table's; a network run's squares
+        (when evolved) and feature weights."""
+        values = np.asarray(weights, dtype=np.float64)
+        if self.network is not None:
+            values = values[:values.size - self.network.n_weights]
+            values = values if self.squares else values[64:]
+        return values.tolist()
+
+    def csv_columns(self, length: int) -> list[str]:
+        """Returns the columns of :meth:`csv_weights` for table rows of ``length`` weights."""
+        if self.network is None:
+            return weight_columns(length, self.features)
+        columns = weight_columns(length - self.network.n_weights, self.features)
+        return columns if self.squares else columns[64:]
 
 
 def _format_cell(value: Any) -> str:
@@ -227,27 +265,41 @@ class RunWriter:
         population: Sequence[Sequence[float]],
         best: Sequence[float],
         hall_of_fame: Sequence[dict[str, Any]],
+        mean: Sequence[float] | None = None,
+        members: Sequence[tuple[float, int]] = (),
     ) -> None:
-        """Writes population.csv, the best and mean tables (or evaluations) and hall_of_fame.csv."""
+        """Writes population.csv, the best and mean tables (or evaluations) and hall_of_fame.csv.
+
+        ``mean``: the mean table (default: the population's); ``members``: each
+        member's (fitness, birth generation), which a network run's population.csv lists.
+        """
         table = np.asarray(population, dtype=np.float64)
-        columns = weight_columns(table.shape[1], self.form.features)
-        self._replace(POPULATION, csv_text([columns] + [[repr(float(w)) for w in row] for row in table]))
-        self._replace(self.form.file(BEST), self.form.text(best))
-        self._replace(self.form.file(MEAN), self.form.text(table.mean(axis=0)))
+        form = self.form
+        columns = form.csv_columns(table.shape[1])
+        if form.network is None:
+            lines = [columns] + [[repr(float(w)) for w in row] for row in table]
+        else:
+            lines = [["individual", "fitness", "born"] + columns] + [
+                [index, repr(float(fitness)), born] + [repr(w) for w in form.csv_weights(row)]
+                for index, (row, (fitness, born)) in enumerate(zip(table, members))]
+        self._replace(POPULATION, csv_text(lines))
+        self._replace(form.file(BEST), form.text(best))
+        self._replace(form.file(MEAN), form.text(table.mean(axis=0) if mean is None else mean))
         rows: list[list[Any]] = [["rank", "generation", "fitness"] + columns]
         for rank, entry in enumerate(hall_of_fame, start=1):
-            rows.append([rank, entry["generation"], repr(entry["fitness"])] + [repr(float(w)) for w in entry["weights"]])
+            rows.append([rank, entry["generation"], repr(entry["fitness"])]
+                        + [repr(float(w)) for w in form.csv_weights(entry["weights"])])
         self._replace(HALL_OF_FAME, csv_text(rows))
 
 
     def write_final(self, rows: Sequence[dict[str, Any]]) -> None:
         """Writes final.csv: the final tournament's candidates, best first, with their weights."""
-        columns = weight_columns(len(rows[0]["weights"]), self.form.features)
+        columns = self.form.csv_columns(len(rows[0]["weights"]))
         header = ["rank", "source", "index", "born", "score", "vs_training", "round_robin"]
         lines: list[list[Any]] = [header + columns]
         for row in rows:
             lines.append([row[key] if key in ("rank", "source", "index", "born") else repr(row[key]) for key in header]
-                         + [repr(float(w)) for w in row["weights"]])
+                         + [repr(float(w)) for w in self.form.csv_weights(row["weights"])])
         self._replace(FINAL, csv_text(lines))
 
     # --- the refinement -----------------------------------------------------------
