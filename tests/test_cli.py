@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import errno
+import inspect
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from engine import BLACK, WHITE, Board, Player, build_player
+import ga.cli
 import ga.cli.inspect
 import ga.launch
 from ga.cli import cli, main
@@ -468,3 +471,45 @@ def test_no_address_space_limit_starts_the_command_line(monkeypatch: pytest.Monk
     assert ga.launch.address_space_problem() is None
     monkeypatch.setattr(resource, "getrlimit", lambda _: (ga.launch.MIN_ADDRESS_SPACE - 1, resource.RLIM_INFINITY))
     assert "ulimit -v allows 383 MiB" in str(ga.launch.address_space_problem())
+
+
+# --- the command list, loaded lazily ---------------------------------------------------------------
+
+
+def test_help_lists_the_commands_without_loading_them() -> None:
+    # Each command's module (numpy, the engine, pandas behind it) loads only when it runs: --help needs none.
+    code = ("import sys; from ga.cli import main; main(['--help']); "
+            "print(sorted(m for m in sys.modules if m in ('numpy', 'pandas', 'engine') or m.startswith('ga.cli.')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    *help_lines, loaded = result.stdout.strip().splitlines()
+    assert loaded == "['ga.cli.errors']"
+    listed = help_lines[help_lines.index("Commands:") + 1:]
+    assert [line.split()[0] for line in listed] == sorted(ga.cli.COMMANDS)
+
+
+def test_the_command_table_is_the_commands_own_module_and_help() -> None:
+    for name, (module, text) in ga.cli.COMMANDS.items():
+        command = ga.cli.load_command(name)
+        assert command.name == name and command.callback.__module__ == module
+        # The first paragraph of the command's help: edit COMMANDS when a command's first paragraph changes.
+        assert inspect.cleandoc(command.help or "").split("\n\n")[0].replace("\n", " ") == text, name
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_the_lazy_command_list_is_the_list_click_makes_from_the_commands(width: int) -> None:
+    eager = click.Group("othello-ga", commands=[ga.cli.load_command(name) for name in ga.cli.COMMANDS])
+
+    def command_list(group: click.Group) -> str:
+        formatter = click.HelpFormatter(width=width)
+        group.format_commands(click.Context(group), formatter)  # the lazy group's own, the eager one click's
+        return formatter.getvalue()
+
+    assert command_list(ga.cli.cli) == command_list(eager)
+    assert command_list(ga.cli.cli).startswith("Commands:\n  bench ")
+
+
+def test_every_command_runs_through_the_lazy_group() -> None:
+    assert sorted(ga.cli.cli.commands) == sorted(ga.cli.COMMANDS)
+    result = CliRunner().invoke(cli, ["solve", "--help"])
+    assert result.exit_code == 0 and "POSITION_OR_FILE" in result.output
+    assert CliRunner().invoke(cli, ["no-such-command"]).exit_code == 2
