@@ -205,13 +205,18 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     assert any(re.match(r"alphabeta:4, \+ mobility \+ frontier +[\d,]+ games/s", line) for line in lines)
     assert any(re.fullmatch(r"ratio squares \+ mobility \+ frontier / squares alone, alphabeta:4 self-play: "
                             r"\d\.\d\dx.* \(target 0.5x: not judged at --quick's sizes\)", line) for line in lines)
-    assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .* \d+\.\d\d s$", line) for line in lines)
+    assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .*\d+\.\d M nodes, \d+\.\d\d s$", line)
+               for line in lines)
     if (ROOT.parent / "shared" / "ffo" / "ffo-1-79.csv").is_file():  # solved as published, or the row says WRONG
-        assert any(re.match(r"endgame FFO #1-#19 +\d+\.\d{3} s .* M nodes/s$", line) for line in lines)
+        assert any(re.match(r"endgame FFO #1-#19 +\d+\.\d{3} s .*[\d,]+ M nodes, \d+\.\d M nodes/s$", line)
+                   for line in lines)
     # The loop's cost: a whole seed2021 run (20 generations when quick) against its games and the start-up.
     assert any(re.match(r"seed2021: whole run +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"seed2021: 640 games, one batch +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"start-up: othello-ga --version +\d+\.\d{3} s ", line) for line in lines)
+    # The fixed cost a user pays on the commands typed most: the help and show of a run (not judged when quick).
+    assert any(re.match(r"start-up: othello-ga --help +\d+\.\d{3} s +- *$", line) for line in lines)
+    assert any(re.match(r"show of a run +\d+\.\d{3} s +- *$", line) for line in lines)
     assert any(re.fullmatch(r"ratio whole run / \(its games \+ start-up\): \d+\.\d\dx \(not judged: a run this short "
                             r"is mostly its start and its figures\)", line) for line in lines)
 
@@ -513,3 +518,23 @@ def test_every_command_runs_through_the_lazy_group() -> None:
     result = CliRunner().invoke(cli, ["solve", "--help"])
     assert result.exit_code == 0 and "POSITION_OR_FILE" in result.output
     assert CliRunner().invoke(cli, ["no-such-command"]).exit_code == 2
+
+
+def test_the_ffo_rows_compare_with_the_figures_before_and_the_blog_line_with_its_program(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ga.analysis import bench as bench_module
+    from ga.analysis.bench import BLOG_SECONDS, FFO_BEFORE, Measurement, blog_ratio, ffo_time, read_ffo
+
+    ffo = ROOT.parent / "shared" / "ffo" / "ffo-1-79.csv"
+    if not ffo.is_file():
+        pytest.skip(f"the FFO positions are not at {ffo}")
+    monkeypatch.setitem(FFO_BEFORE, (1, 5), (2.0, 1_000_000))  # a made-up "before" for a set quick to solve
+    measurement = ffo_time(read_ffo(ffo), 1, 5, None)
+    assert re.fullmatch(r"[\d,]+ M nodes, \d+\.\d M nodes/s; before 2 s \(\d\.\d\dx the time\), 1 M nodes "
+                        r"\(\d+\.\d\dx the nodes\)", measurement.detail), measurement.detail
+    run = Measurement("seed2021: whole run", "s", BLOG_SECONDS / 8, [BLOG_SECONDS / 8], target=3.0,
+                      lower_is_better=True)
+    assert blog_ratio([run]) == (f"ratio the blog's C++ program ({BLOG_SECONDS:g} s on the development machine) / "
+                                 "whole run: 8.0x (target 10x: NOT met)")
+    assert blog_ratio([Measurement(run.name, "s", 1.0, [1.0], target=None, lower_is_better=True)]) is None
+    assert bench_module.SHOW_TARGET == 0.5 and bench_module.HELP_TARGET == 0.3

@@ -73,6 +73,15 @@ def _loop_work(config_path: Path, generations: int, scratch: Path) -> tuple[Call
     return run, games, startup
 
 
+def _command_work(*arguments: str) -> Callable[[], None]:
+    """Returns what runs ``othello-ga ARGUMENTS`` from a fresh process, as the script starts it."""
+    def work() -> None:
+        command, env = tool_command()
+        subprocess.run([*command, *arguments], check=True, capture_output=True, env=env)
+
+    return work
+
+
 #: The FFO endgame test set, beside the repository (it is data, never copied into it).
 FFO_CSV = Path("..") / "shared" / "ffo" / "ffo-1-79.csv"
 
@@ -115,7 +124,8 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: Path | 
     """Measure the engine (perft, games per second, the alpha-beta search against the plain one, a pattern
     network against a table, the exact endgame on generated and FFO positions) and the loop's cost (a whole
     seed2021.toml run against its games played in one batch plus start-up); medians."""
-    from ga.analysis.bench import HEADER, loop_overhead, machine_load, measure, ratios, row
+    from ga.analysis.bench import (HEADER, HELP_TARGET, SHOW_TARGET, command_times, loop_overhead, machine_load,
+                                   measure, ratios, row)
     from ga.files import check_stdout
     from ga.games.executor import all_cores
 
@@ -146,6 +156,13 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: Path | 
         with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
             work = _loop_work(config_path, generations, Path(scratch))
             for measurement in loop_overhead(config_path.stem, *work, repeat=whole_runs, judge=not quick):
+                click.echo(row(measurement))
+                results.append(measurement)
+            # The fixed cost of two commands a user types often: the help, and show of a run (the first run above).
+            commands = {"start-up: othello-ga --help": (_command_work("--help"), None if quick else HELP_TARGET),
+                        "show of a run": (_command_work("show", str(Path(scratch) / "run0")),
+                                          None if quick else SHOW_TARGET)}
+            for measurement in command_times(commands, repeat):
                 click.echo(row(measurement))
                 results.append(measurement)
     for line in ratios(results, judge=not quick):
