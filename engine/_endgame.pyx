@@ -23,6 +23,7 @@
 Every function returns a fail-soft value: exact inside its window, a bound on
 the same side outside it. docs/search.md has what each technique bought.
 """
+import math
 import threading
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -56,6 +57,7 @@ DEF ORDER_DEPTH_BASE = 12
 DEF REPLY_WEIGHT = 8
 DEF HINT_KEY = -1073741824  # the table's best move: first whatever the others' keys
 DEF ORDER_EVAL_WEIGHT = 4
+DEF ORDER_VALUE_LIMIT = 1e6
 # A search asks whether to stop (engine_stop) once it has visited this many positions since it last asked:
 # a few milliseconds of search, so Ctrl-C ends a long solve at once, at the cost of a subtraction a node.
 DEF CHECK_NODES = 16384
@@ -591,14 +593,17 @@ cdef void add_order_keys(const Solver* s, int n, uint64_t P, uint64_t O, Move* m
     """
     cdef int i, depth
     cdef uint64_t bit
+    cdef double value
     if s.ordering == NULL or n < ORDER_EMPTIES:
         return
     depth = (n - ORDER_DEPTH_BASE) // 2
     for i in range(start, count):
         if moves[i].key != HINT_KEY:
             bit = (<uint64_t>1) << moves[i].square
-            moves[i].key += <int>(ORDER_EVAL_WEIGHT * order_search(s.ordering, O ^ moves[i].flips,
-                                                                     P ^ moves[i].flips ^ bit, depth, -1e9, 1e9))
+            value = order_search(s.ordering, O ^ moves[i].flips, P ^ moves[i].flips ^ bit, depth, -1e9, 1e9)
+            # Kept well inside an int (an evaluation of huge weights must not overflow the key).
+            value = min(max(value, -ORDER_VALUE_LIMIT), ORDER_VALUE_LIMIT)
+            moves[i].key += <int>(ORDER_EVAL_WEIGHT * value)
 
 
 cdef inline void bring_first(Move* moves, int i, int count) noexcept nogil:
@@ -871,6 +876,8 @@ cdef class Endgame:
         if len(squares) != 64 or len(feature_weights) != 6:
             raise ValueError(f"an ordering takes 64 square weights and 6 feature weights, got {len(squares)} and "
                              f"{len(feature_weights)}")
+        if not all(math.isfinite(w) for w in squares + feature_weights):
+            raise ValueError("an ordering's weights must be finite numbers (found NaN or inf)")
         for rank in range(8):
             # Each byte's sum is a smaller byte's sum plus its lowest disc (as a player's tables are built).
             self.order.rank_sums[rank][0] = 0.0

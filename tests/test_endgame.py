@@ -400,6 +400,12 @@ def test_an_order_is_set_off_by_none_and_refuses_wrong_lengths() -> None:
         solver.order_by([0.0] * 63, [0.0] * 6)
     with pytest.raises(ValueError, match="got 64 and 5"):
         solver.order_by([0.0] * 64, [0.0] * 5)
+    with pytest.raises(ValueError, match="finite"):
+        solver.order_by([0.0] * 63 + [float("nan")], [0.0] * 6)
+    # Weights far beyond any evaluation's still order (the key is bounded), and the values stay exact.
+    solver.order_by([1e300] * 64, [-1e300] * 6)
+    assert solver.solve(position.player, position.opponent)[:2] == Endgame(16).solve(position.player,
+                                                                                      position.opponent)[:2]
 
 
 def test_the_solver_orders_by_the_engine_evaluation_unless_told_otherwise() -> None:
