@@ -16,8 +16,14 @@ cdef struct EndEntry:
     unsigned char best  # the square of the best move found there, 64 for none
     unsigned char empties  # its empty squares: deeper entries are kept over shallower ones
 
+cdef struct Ordering:
+    double rank_sums[8][256]   # the square weights' sum of each rank's byte of discs (rank_sums_difference)
+    double feature_weights[6]  # each Feature's weight (engine._features), 0 for those not in feature_mask
+    unsigned feature_mask      # bit f: Feature f is weighed
+
 cdef struct Solver:
     EndEntry* table     # the transposition table, ``mask + 1`` slots (a power of two); NULL for none
+    const Ordering* ordering  # the evaluation that orders the moves far from the end; NULL: fastest first alone
     uint64_t mask
     uint64_t nodes      # positions visited, passes included
     uint64_t checked    # ``nodes`` when the search last asked whether to stop (engine_stop)

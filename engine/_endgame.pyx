@@ -10,8 +10,12 @@
   quadrants with an odd number of them first (parity: the side that plays
   last in a region gains there), no table.
 - ``nws_deep``: more empty squares: a transposition table, the opponent's
-  fewest moves first (fastest first), enhanced transposition cut-offs, and a
-  stability cut-off (the opponent keeps at least its stable discs).
+  fewest moves first (fastest first), enhanced transposition cut-offs, and
+  stability cut-offs (the opponent keeps at least its stable discs, and so
+  does the mover). From ORDER_EMPTIES up, a solver with an ordering
+  evaluation (``Endgame.order_by``) adds to each move's key the opponent's
+  value by a shallow search with it, as Edax orders its moves by its
+  evaluation far from the end.
 - ``pvs``: the exact value inside a window (principal-variation search): the
   first move with the window, the others with a null window, searched again
   where they beat it.
@@ -19,6 +23,7 @@
 Every function returns a fail-soft value: exact inside its window, a bound on
 the same side outside it. docs/search.md has what each technique bought.
 """
+import math
 import threading
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -26,7 +31,9 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
-from engine._bitboard cimport CORNERS, FILE_A, FILE_TO_BYTE, bit_count, first_bit, get_flips, get_moves, init_lines
+from engine._bitboard cimport (CORNERS, FILE_A, FILE_TO_BYTE, bit_count, first_bit, get_flips, get_moves, init_lines,
+                               rank_sums_difference)
+from engine._features cimport feature_sum
 from engine._stability cimport stable_discs
 
 init_lines()
@@ -39,6 +46,18 @@ DEF MAX_MOVES = 40
 DEF SHALLOW = 7
 # Enhanced transposition cut-offs from this many empty squares up.
 DEF ETC_EMPTIES = 12
+# With an ordering evaluation (Solver.ordering), the moves of a node with this many empty squares or more are
+# ordered by a shallow search of each child with it, (n - ORDER_DEPTH_BASE) // 2 plies deep: 1 ply at 15 empty
+# squares, 2 at 16-17, ..., 6 at 24-25. Below, the search costs more than the positions it saves.
+DEF ORDER_EMPTIES = 15
+DEF ORDER_DEPTH_BASE = 12
+# An order key is REPLY_WEIGHT a reply the opponent is left with (corners twice), 2 for a move outside the odd
+# regions, and ORDER_EVAL_WEIGHT a unit of the opponent's shallow-search value (an evaluation unit is about a
+# disc: half a reply); lower first.
+DEF REPLY_WEIGHT = 8
+DEF HINT_KEY = -1073741824  # the table's best move: first whatever the others' keys
+DEF ORDER_EVAL_WEIGHT = 4
+DEF ORDER_VALUE_LIMIT = 1e6
 # A search asks whether to stop (engine_stop) once it has visited this many positions since it last asked:
 # a few milliseconds of search, so Ctrl-C ends a long solve at once, at the cost of a subtraction a node.
 DEF CHECK_NODES = 16384
@@ -509,12 +528,42 @@ cdef struct Move:
     int key             # lower first
 
 
+cdef inline double order_eval(const Ordering* o, uint64_t P, uint64_t O) noexcept nogil:
+    return rank_sums_difference(&o.rank_sums[0][0], P, O) + feature_sum(o.feature_weights, o.feature_mask, P, O)
+
+
+cdef double order_search(const Ordering* o, uint64_t P, uint64_t O, int depth, double alpha, double beta) noexcept nogil:
+    """Returns the negamax value of (P, O) by the ordering evaluation ``depth`` plies down (alpha-beta, fail-soft)."""
+    cdef uint64_t moves, bit, flips
+    cdef double best = -1e9, value
+    cdef int x
+    if depth == 0:
+        return order_eval(o, P, O)
+    moves = get_moves(P, O)
+    if moves == 0:
+        if get_moves(O, P) == 0:
+            return 1000.0 * final_score(P, O)
+        return -order_search(o, O, P, depth, -beta, -alpha)
+    while moves:
+        x = first_bit(moves)
+        bit = moves & (<uint64_t>0 - moves)
+        moves ^= bit
+        flips = get_flips(x, P, O)
+        value = -order_search(o, O ^ flips, P ^ flips ^ bit, depth - 1, -beta, -(alpha if alpha > best else best))
+        if value > best:
+            best = value
+            if best >= beta:
+                break
+    return best
+
+
 cdef int list_moves(uint64_t P, uint64_t O, uint64_t moves, int hint, int parity, Move* out) noexcept nogil:
     """Fills ``out`` with ``moves`` and their order keys, returns how many: fastest first.
 
     The key is the opponent's mobility after the move, corners counted twice
     (a move that leaves few replies is refuted or proved fastest), then
-    parity; the table's best move comes first of all.
+    parity; the table's best move comes first of all (add_order_keys adds
+    the evaluation's view far from the end).
     """
     cdef int count = 0, x
     cdef uint64_t flips, bit, replies
@@ -527,11 +576,34 @@ cdef int list_moves(uint64_t P, uint64_t O, uint64_t moves, int hint, int parity
         out[count].flips = flips
         out[count].square = x
         if x == hint:
-            out[count].key = -1
+            out[count].key = HINT_KEY
         else:
-            out[count].key = 4 * (bit_count(replies) + bit_count(replies & CORNERS)) + (0 if parity & QUADRANT_OF[x] else 2)
+            out[count].key = (REPLY_WEIGHT * (bit_count(replies) + bit_count(replies & CORNERS))
+                              + (0 if parity & QUADRANT_OF[x] else 2))
         count += 1
     return count
+
+
+cdef void add_order_keys(const Solver* s, int n, uint64_t P, uint64_t O, Move* moves, int start, int count) noexcept nogil:
+    """Adds to the keys of moves[start:count] (the table's best move aside) the opponent's value of each child by a
+    shallow search with the ordering evaluation, when the solver has one and ``n`` is ORDER_EMPTIES or more.
+
+    Called only once a node needs more than its table move (before its first move when it has none, after the
+    table move failed to cut otherwise): a node refuted by its table move pays nothing for it.
+    """
+    cdef int i, depth
+    cdef uint64_t bit
+    cdef double value
+    if s.ordering == NULL or n < ORDER_EMPTIES:
+        return
+    depth = (n - ORDER_DEPTH_BASE) // 2
+    for i in range(start, count):
+        if moves[i].key != HINT_KEY:
+            bit = (<uint64_t>1) << moves[i].square
+            value = order_search(s.ordering, O ^ moves[i].flips, P ^ moves[i].flips ^ bit, depth, -1e9, 1e9)
+            # Kept well inside an int (an evaluation of huge weights must not overflow the key).
+            value = min(max(value, -ORDER_VALUE_LIMIT), ORDER_VALUE_LIMIT)
+            moves[i].key += <int>(ORDER_EVAL_WEIGHT * value)
 
 
 cdef inline void bring_first(Move* moves, int i, int count) noexcept nogil:
@@ -562,6 +634,11 @@ cdef int nws_deep(Solver* s, uint64_t P, uint64_t O, int alpha, int n, int parit
         bound = 64 - 2 * bit_count(stable_discs(O, P))
         if bound <= alpha:
             return bound
+    elif alpha < -STABILITY_FLOOR[n]:
+        # The same from below, for a lopsided position: the mover keeps its own stable discs.
+        bound = 2 * bit_count(stable_discs(P, O)) - 64
+        if bound > alpha:
+            return bound
     if s.table != NULL:
         entry = find(s, P, O)
         if entry != NULL:
@@ -584,7 +661,11 @@ cdef int nws_deep(Solver* s, uint64_t P, uint64_t O, int alpha, int n, int parit
             if entry != NULL and -entry.upper > alpha:
                 store(s, P, O, n, alpha, alpha + 1, -entry.upper, moves[i].square)
                 return -entry.upper
+    if hint == NO_MOVE:
+        add_order_keys(s, n, P, O, moves, 0, count)
     for i in range(count):
+        if i == 1 and hint != NO_MOVE:
+            add_order_keys(s, n, P, O, moves, 1, count)
         bring_first(moves, i, count)
         bit = (<uint64_t>1) << moves[i].square
         cP = O ^ moves[i].flips
@@ -666,7 +747,11 @@ cdef int pvs(Solver* s, uint64_t P, uint64_t O, int alpha, int beta, int n, int 
             return final_score(P, O)
         return -pvs(s, O, P, -beta, -alpha, n, parity)
     count = list_moves(P, O, legal, hint, parity, moves)
+    if hint == NO_MOVE:
+        add_order_keys(s, n, P, O, moves, 0, count)
     for i in range(count):
+        if i == 1 and hint != NO_MOVE:
+            add_order_keys(s, n, P, O, moves, 1, count)
         bring_first(moves, i, count)
         bit = (<uint64_t>1) << moves[i].square
         cP = O ^ moves[i].flips
@@ -714,6 +799,7 @@ cdef int solve_best_moves(Solver* s, uint64_t P, uint64_t O, uint64_t legal, uin
             hint = entry.best
     count = list_moves(P, O, legal, hint, parity, moves)
     best[0] = 0
+    add_order_keys(s, n, P, O, moves, 0, count)
     for i in range(count):
         bring_first(moves, i, count)
         bit = (<uint64_t>1) << moves[i].square
@@ -751,6 +837,7 @@ cdef class Endgame:
     position, so the counts of one position do not depend on the others.
     """
     cdef Solver s
+    cdef Ordering order
     cdef readonly int table_bits
     cdef uint64_t used  # the slots the searches since the last reset may have written
 
@@ -763,6 +850,7 @@ cdef class Endgame:
         self.s.checked = 0
         self.s.stopped = False
         self.s.table = NULL
+        self.s.ordering = NULL
         self.used = 0
         if table_bits > 0:
             self.s.table = new_table(table_bits)
@@ -772,6 +860,36 @@ cdef class Endgame:
 
     def __dealloc__(self):
         free(self.s.table)
+
+    def order_by(self, squares, feature_weights):
+        """Orders the moves of nodes with ORDER_EMPTIES (15) or more empty squares by a shallow search with an
+        evaluation: 64 square weights (a1..h8) and the weights of the six features in engine._features' order
+        (mobility, frontier, stability, parity, corner_x, corner_c; 0 for a feature left out). None for the
+        squares: fastest first alone. Values never depend on it; the positions searched do.
+        """
+        cdef int rank, byte, f
+        if squares is None:
+            self.s.ordering = NULL
+            return
+        squares = [float(w) for w in squares]
+        feature_weights = [float(w) for w in feature_weights]
+        if len(squares) != 64 or len(feature_weights) != 6:
+            raise ValueError(f"an ordering takes 64 square weights and 6 feature weights, got {len(squares)} and "
+                             f"{len(feature_weights)}")
+        if not all(math.isfinite(w) for w in squares + feature_weights):
+            raise ValueError("an ordering's weights must be finite numbers (found NaN or inf)")
+        for rank in range(8):
+            # Each byte's sum is a smaller byte's sum plus its lowest disc (as a player's tables are built).
+            self.order.rank_sums[rank][0] = 0.0
+            for byte in range(1, 256):
+                self.order.rank_sums[rank][byte] = (self.order.rank_sums[rank][byte & (byte - 1)]
+                                                    + squares[8 * rank + first_bit(<uint64_t>byte)])
+        self.order.feature_mask = 0
+        for f in range(6):
+            self.order.feature_weights[f] = feature_weights[f]
+            if feature_weights[f] != 0.0:
+                self.order.feature_mask |= 1u << f
+        self.s.ordering = &self.order
 
     cdef void reset(self, uint64_t player, uint64_t opponent) noexcept nogil:
         """Clears what the last searches wrote, and sizes the table for the position to come.

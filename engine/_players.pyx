@@ -902,6 +902,7 @@ cdef void init_solver(Solver* solver, int end) noexcept nogil:
     solver.nodes = 0
     solver.mask = 0
     solver.table = NULL
+    solver.ordering = NULL
     cdef int bits = min(end + 2, ENDGAME_TABLE_BITS)
     solver.checked = 0
     solver.stopped = False

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from engine._endgame import Endgame
 from engine.board import BLACK, Board, square_name
+from engine.evaluation import EVALUATIONS, FEATURES, Evaluation
 
 __all__ = ["MOVES", "TABLE_BITS", "EndgameSolver", "Solution", "check_solvable"]
 
@@ -65,11 +66,19 @@ class EndgameSolver:
     """Solves positions exactly, one at a time, with a transposition table of its own.
 
     The table is cleared before each position, so a position's node count
-    does not depend on the positions solved before it.
+    does not depend on the positions solved before it. Far from the end (15
+    empty squares or more) the moves are ordered by a shallow search with
+    ``order_by`` (the built-in ``engine`` evaluation unless told otherwise;
+    None: the opponent's fewest replies first alone): the values never depend
+    on it, the positions searched do (docs/search.md).
     """
 
-    def __init__(self, table_bits: int = TABLE_BITS) -> None:
+    def __init__(self, table_bits: int = TABLE_BITS, order_by: Evaluation | None = EVALUATIONS["engine"]) -> None:
         self._endgame = Endgame(table_bits)
+        if order_by is not None:
+            # The first table's squares and feature weights (a pattern network is left out: the order needs speed).
+            weights = order_by.weights_of(0)
+            self._endgame.order_by(order_by.squares[:64], [weights.get(name, 0.0) for name in FEATURES])
 
     def solve(self, board: Board, moves: str = "best") -> Solution:
         """Returns the :class:`Solution` of ``board``: its value and best moves, or (``moves="all"``) every move's value.

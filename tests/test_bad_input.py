@@ -2319,14 +2319,14 @@ def test_a_full_device_on_standard_output_is_named_with_what_is_saved(tmp_path: 
 
 
 def test_ctrl_c_while_python_m_loads_the_package_is_one_line(tmp_path: Path) -> None:
-    # `python -m ga.cli` loads ga/cli/__init__.py (all the commands' imports) before __main__.py's guard runs:
+    # `python -m ga.cli` loads ga/cli/__init__.py (click and the error policy) before __main__.py's guard runs:
     # a Ctrl-C then gave a KeyboardInterrupt traceback. The Ctrl-C is made to land there, as a finder run first.
     tried("cli")
     (tmp_path / "sitecustomize.py").write_text(
         "import importlib.abc, sys\n"
         "class CtrlC(importlib.abc.MetaPathFinder):\n"
         "    def find_spec(self, name, *args):\n"
-        "        if name == 'ga.cli.bench':\n"
+        "        if name == 'ga.cli.errors':\n"
         "            raise KeyboardInterrupt\n"
         "sys.meta_path.insert(0, CtrlC())\n")
     environment = {key: value for key, value in os.environ.items() if key != "OTHELLO_GA_DEBUG"}

@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import errno
+import inspect
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from engine import BLACK, WHITE, Board, Player, build_player
+import ga.cli
 import ga.cli.inspect
 import ga.launch
 from ga.cli import cli, main
@@ -53,7 +56,8 @@ def test_evolve_quick_toml(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["evolve", str(QUICK), "--out", str(out), "--quiet", "--no-plots"])
     assert result.exit_code == 0, result.output
     assert result.exception is None
-    assert re.search(rf"finished 10 generations in [0-9.]+ s \(GA [0-9.]+ s\), 640 games; results in {re.escape(str(out))}", result.output)
+    assert re.search(rf"finished 10 generations in [0-9.]+ s \(GA [0-9.]+ s(, the rest [0-9.]+ s: start, files and figures)?\), 640 games; "
+                     rf"results in {re.escape(str(out))}", result.output)
     generations = pd.read_csv(out / "generations.csv")
     assert len(generations) == 10
     assert (out / "best_weights.csv").is_file() and (out / "population.csv").is_file()
@@ -202,11 +206,15 @@ def test_bench_quick_prints_the_table_with_ratios() -> None:
     assert any(re.match(r"alphabeta:4, \+ mobility \+ frontier +[\d,]+ games/s", line) for line in lines)
     assert any(re.fullmatch(r"ratio squares \+ mobility \+ frontier / squares alone, alphabeta:4 self-play: "
                             r"\d\.\d\dx.* \(target 0.5x: not judged at --quick's sizes\)", line) for line in lines)
-    assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .* \d+\.\d\d s$", line) for line in lines)
+    assert any(re.match(r"endgame, 24 positions at 12 empty +[\d,]+ nodes/s .*\d+\.\d M nodes, \d+\.\d\d s$", line)
+               for line in lines)
     # The loop's cost: a whole seed2021 run (20 generations when quick) against its games and the start-up.
     assert any(re.match(r"seed2021: whole run +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"seed2021: 640 games, one batch +\d+\.\d{3} s ", line) for line in lines)
     assert any(re.match(r"start-up: othello-ga --version +\d+\.\d{3} s ", line) for line in lines)
+    # The fixed cost a user pays on the commands typed most: the help and show of a run (not judged when quick).
+    assert any(re.match(r"start-up: othello-ga --help +\d+\.\d{3} s +- *$", line) for line in lines)
+    assert any(re.match(r"show of a run +\d+\.\d{3} s +- *$", line) for line in lines)
     assert any(re.fullmatch(r"ratio whole run / \(its games \+ start-up\): \d+\.\d\dx \(not judged: a run this short "
                             r"is mostly its start and its figures\)", line) for line in lines)
 
@@ -483,3 +491,65 @@ def test_play_a_run_directory_searches_as_deep_as_the_run_trained() -> None:
     assert f"The computer plays {square_name(first)}." in result.output
     table = CliRunner().invoke(cli, ["play", str(ROOT / "results" / "reference" / "strong")], input="quit\n")
     assert f"against wpc:1@{ROOT / 'results' / 'reference' / 'strong' / 'best_weights.csv'} " in table.output
+
+
+# --- the command list, loaded lazily ---------------------------------------------------------------
+
+
+def test_help_lists_the_commands_without_loading_them() -> None:
+    # Each command's module (numpy, the engine, pandas behind it) loads only when it runs: --help needs none.
+    code = ("import sys; from ga.cli import main; main(['--help']); "
+            "print(sorted(m for m in sys.modules if m in ('numpy', 'pandas', 'engine') or m.startswith('ga.cli.')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    *help_lines, loaded = result.stdout.strip().splitlines()
+    assert loaded == "['ga.cli.errors']"
+    listed = help_lines[help_lines.index("Commands:") + 1:]
+    assert [line.split()[0] for line in listed] == sorted(ga.cli.COMMANDS)
+
+
+def test_the_command_table_is_the_commands_own_module_and_help() -> None:
+    for name, (module, text) in ga.cli.COMMANDS.items():
+        command = ga.cli.load_command(name)
+        assert command.name == name and command.callback.__module__ == module
+        # The first paragraph of the command's help: edit COMMANDS when a command's first paragraph changes.
+        assert inspect.cleandoc(command.help or "").split("\n\n")[0].replace("\n", " ") == text, name
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_the_lazy_command_list_is_the_list_click_makes_from_the_commands(width: int) -> None:
+    eager = click.Group("othello-ga", commands=[ga.cli.load_command(name) for name in ga.cli.COMMANDS])
+
+    def command_list(group: click.Group) -> str:
+        formatter = click.HelpFormatter(width=width)
+        group.format_commands(click.Context(group), formatter)  # the lazy group's own, the eager one click's
+        return formatter.getvalue()
+
+    assert command_list(ga.cli.cli) == command_list(eager)
+    assert command_list(ga.cli.cli).startswith("Commands:\n  bench ")
+
+
+def test_every_command_runs_through_the_lazy_group() -> None:
+    assert sorted(ga.cli.cli.commands) == sorted(ga.cli.COMMANDS)
+    result = CliRunner().invoke(cli, ["solve", "--help"])
+    assert result.exit_code == 0 and "POSITION_OR_FILE" in result.output
+    assert CliRunner().invoke(cli, ["no-such-command"]).exit_code == 2
+
+
+def test_the_ffo_rows_compare_with_the_figures_before_and_the_blog_line_with_its_program(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ga.analysis import bench as bench_module
+    from ga.analysis.bench import BLOG_SECONDS, FFO_BEFORE, Measurement, blog_ratio, ffo_time, read_ffo
+
+    ffo = ROOT.parent / "shared" / "ffo" / "ffo-1-79.csv"
+    if not ffo.is_file():
+        pytest.skip(f"the FFO positions are not at {ffo}")
+    monkeypatch.setitem(FFO_BEFORE, (1, 5), (2.0, 1_000_000))  # a made-up "before" for a set quick to solve
+    measurement = ffo_time(read_ffo([ffo]), 1, 5, None)
+    assert re.fullmatch(r"[\d,]+ M nodes, \d+\.\d M nodes/s; before 2 s \(\d\.\d\dx the time\), 1 M nodes "
+                        r"\(\d+\.\d\dx the nodes\)", measurement.detail), measurement.detail
+    run = Measurement("seed2021: whole run", "s", BLOG_SECONDS / 8, [BLOG_SECONDS / 8], target=3.0,
+                      lower_is_better=True)
+    assert blog_ratio([run]) == (f"ratio the blog's C++ program ({BLOG_SECONDS:g} s on the development machine) / "
+                                 "whole run: 8.0x (target 10x: NOT met)")
+    assert blog_ratio([Measurement(run.name, "s", 1.0, [1.0], target=None, lower_is_better=True)]) is None
+    assert bench_module.SHOW_TARGET == 0.5 and bench_module.HELP_TARGET == 0.3

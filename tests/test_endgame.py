@@ -19,6 +19,9 @@ from hypothesis import strategies as st
 
 from engine import TABLES, Board, Player, parse_spec, record_game
 from engine._endgame import Endgame, final, last_flip_count
+from engine._players import FEATURE_CODES
+from engine.endgame import EndgameSolver
+from engine.evaluation import EVALUATIONS, FEATURES
 from engine._players import play_plan, search_match
 from engine._stability import stable
 
@@ -336,24 +339,80 @@ def ffo_rows(first: int, last: int) -> list[dict[str, str]]:
         return [row for row in csv.DictReader(handle) if first <= int(row["number"]) <= last]
 
 
-def check_ffo(row: dict[str, str], solver: Endgame) -> None:
-    board = Board.from_text(f"{row['board']} {row['to_move']}")
-    player, opponent = board.player, board.opponent
-    value, best, _ = solver.solve(player, opponent)
-    named = {ref.square_name(s).upper() for s in range(64) if best >> s & 1}
-    assert value == int(row["best_score"]), row["number"]
-    assert named == set(row["best_moves"].split("|")), row["number"]
+def check_ffo(row: dict[str, str], solver: EndgameSolver) -> None:
+    solution = solver.solve(Board.from_text(f"{row['board']} {row['to_move']}"))
+    assert solution.score == int(row["best_score"]), row["number"]
+    assert set(solution.best_move_names.upper().split("|")) == set(row["best_moves"].split("|")), row["number"]
 
 
 @pytest.mark.parametrize("number", range(1, 22))
 def test_the_first_ffo_positions_are_solved_as_published(number: int) -> None:
-    check_ffo(ffo_rows(number, number)[0], Endgame(20))
+    check_ffo(ffo_rows(number, number)[0], EndgameSolver(table_bits=20))
 
 
 @pytest.mark.slow  # about a minute
 @pytest.mark.parametrize("number", range(22, 45))
 def test_ffo_positions_22_to_44_are_solved_as_published(number: int) -> None:
-    check_ffo(ffo_rows(number, number)[0], Endgame(21))
+    check_ffo(ffo_rows(number, number)[0], EndgameSolver())
+
+
+# --- the order far from the end -------------------------------------------------------------------
+
+def ordered(table_bits: int = 16) -> Endgame:
+    engine = EVALUATIONS["engine"]
+    weights = engine.weights_of(0)
+    solver = Endgame(table_bits)
+    solver.order_by(engine.squares, [weights.get(name, 0.0) for name in FEATURES])
+    return solver
+
+
+def test_the_feature_weights_of_an_order_are_in_the_engines_feature_order() -> None:
+    # Endgame.order_by takes them by position: the engine's Feature codes must be FEATURES' indices.
+    assert FEATURE_CODES == {name: index for index, name in enumerate(FEATURES)}
+
+
+def test_the_evaluation_order_changes_the_positions_searched_never_the_values_or_best_moves() -> None:
+    plain, by_evaluation = Endgame(16), ordered()
+    changed = 0
+    positions = game_positions(range(7000, 7012), range(15, 18))
+    assert len(positions) >= 30
+    for position in positions:
+        value, best, nodes = plain.solve(position.player, position.opponent)
+        value_o, best_o, nodes_o = by_evaluation.solve(position.player, position.opponent)
+        assert (value_o, best_o) == (value, best), ref.to_text(position)
+        assert by_evaluation.value(position.player, position.opponent, value - 1, value + 1)[0] == value
+        changed += nodes_o != nodes
+    assert changed > len(positions) // 2  # the order took effect from 15 empty squares
+
+
+def test_below_15_empty_squares_the_evaluation_order_searches_the_same_positions() -> None:
+    plain, by_evaluation = Endgame(16), ordered()
+    for position in game_positions(range(7100, 7105), range(12, 15)):
+        assert by_evaluation.solve(position.player, position.opponent) == plain.solve(position.player, position.opponent)
+
+
+def test_an_order_is_set_off_by_none_and_refuses_wrong_lengths() -> None:
+    position = game_positions(range(7200, 7201), range(16, 17))[0]
+    solver = ordered()
+    solver.order_by(None, [])
+    assert solver.solve(position.player, position.opponent) == Endgame(16).solve(position.player, position.opponent)
+    with pytest.raises(ValueError, match="64 square weights and 6 feature weights, got 63 and 6"):
+        solver.order_by([0.0] * 63, [0.0] * 6)
+    with pytest.raises(ValueError, match="got 64 and 5"):
+        solver.order_by([0.0] * 64, [0.0] * 5)
+    with pytest.raises(ValueError, match="finite"):
+        solver.order_by([0.0] * 63 + [float("nan")], [0.0] * 6)
+    # Weights far beyond any evaluation's still order (the key is bounded), and the values stay exact.
+    solver.order_by([1e300] * 64, [-1e300] * 6)
+    assert solver.solve(position.player, position.opponent)[:2] == Endgame(16).solve(position.player,
+                                                                                      position.opponent)[:2]
+
+
+def test_the_solver_orders_by_the_engine_evaluation_unless_told_otherwise() -> None:
+    board = Board.from_text(ref.to_text(game_positions(range(7300, 7301), range(17, 18))[0]))
+    default, plain = EndgameSolver(table_bits=16).solve(board), EndgameSolver(16, order_by=None).solve(board)
+    assert (default.score, default.best_moves) == (plain.score, plain.best_moves)
+    assert default.nodes != plain.nodes
 
 
 def test_a_configs_player_solves_its_endgame_and_its_games_show_it(tmp_path: Path) -> None:

@@ -213,6 +213,9 @@ ENDGAME_EMPTIES = 18
 ENDGAME_POSITIONS = 24
 #: The FFO sets of the endgame rows (numbers, first to last) and their time targets in seconds, one core.
 FFO_SETS = {(1, 39): 90.0, (40, 44): 60.0}
+#: Each FFO set's figures before the search ordered its moves by the engine evaluation: the seconds measured
+#: on the development machine (one core, quiet) and the positions searched (exact, whatever the machine).
+FFO_BEFORE = {(1, 39): (37.8, 2_088_017_513), (40, 44): (14.3, 723_466_060)}
 
 
 @dataclass(frozen=True)
@@ -305,7 +308,8 @@ def endgame_rate(boards: Sequence[Board], repeat: int, name: str) -> Measurement
         return sum(s.nodes for s in solutions)
 
     median, runs = _median_rate(work, repeat)
-    return Measurement(name, "nodes/s", median, runs, detail=f"{statistics.median(seconds):.2f} s")
+    return Measurement(name, "nodes/s", median, runs,
+                       detail=f"{median * statistics.median(seconds) / 1e6:,.1f} M nodes, {statistics.median(seconds):.2f} s")
 
 
 def ffo_time(positions: Sequence[FfoPosition], first: int, last: int, target: float | None) -> Measurement:
@@ -321,12 +325,36 @@ def ffo_time(positions: Sequence[FfoPosition], first: int, last: int, target: fl
         if position.score is not None and (solution.score != position.score or names != position.best_moves):
             wrong.append(f"#{position.number}")
     verdict = f", WRONG: {' '.join(wrong)}" if wrong else ""
+    before = FFO_BEFORE.get((first, last))
+    against = "" if before is None else (f"; before {before[0]:g} s ({seconds / before[0]:.2f}x the time), "
+                                         f"{before[1] / 1e6:,.0f} M nodes ({nodes / before[1]:.2f}x the nodes)")
     return Measurement(f"endgame FFO #{first}-#{last}", "s", seconds, [seconds], target, lower_is_better=True,
-                       detail=f"{nodes / seconds / 1e6:.1f} M nodes/s{verdict}")
+                       detail=f"{nodes / 1e6:,.0f} M nodes, {nodes / seconds / 1e6:.1f} M nodes/s{against}{verdict}")
 
 
 #: The loop's budget: a whole run at most this many times its games (played in one batch) plus start-up.
 LOOP_TARGET = 1.5
+#: The blog's own C++ program running the same experiment (seed2021.toml, its figures drawn by it too), in
+#: seconds on the development machine (the program is not part of this repository), and how many times faster
+#: the whole run is to be.
+BLOG_SECONDS = 10.8
+BLOG_TARGET = 10.0
+#: The time targets of the command line's fixed cost, in seconds: its help, and show of a run.
+HELP_TARGET = 0.3
+SHOW_TARGET = 0.5
+
+
+def command_times(commands: dict[str, tuple[Callable[[], None], float | None]], repeat: int) -> list[Measurement]:
+    """Measures each command of ``commands`` (its name: what runs it from a fresh process, and its target in
+    seconds or None), taking them in turn ``repeat`` times; the medians."""
+    seconds: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, (work, _) in commands.items():
+            started = time.perf_counter()
+            work()
+            seconds[name].append(time.perf_counter() - started)
+    return [Measurement(name, "s", statistics.median(runs), runs, commands[name][1], lower_is_better=True)
+            for name, runs in seconds.items()]
 
 
 def loop_overhead(name: str, run: Callable[[], None], games: Callable[[], int], startup: Callable[[], None],
@@ -433,6 +461,17 @@ def network_loop_ratio(results: list[Measurement]) -> str | None:
                if found["run"].target is not None else " (not judged at --quick's sizes)")
     return (f"network run, each generation after the first: {1e6 * outside:.1f} us a game outside the engine, "
             f"{share:.1%} of the engine's {1e6 * engine:.0f} us{verdict}")
+
+
+def blog_ratio(results: list[Measurement]) -> str | None:
+    """Returns the line comparing the blog's C++ program's time (BLOG_SECONDS) with the whole run, or None without
+    a judged whole run (--quick's 20 generations are not the experiment)."""
+    run = next((m for m in results if m.name.endswith(": whole run")), None)
+    if run is None or run.target is None:
+        return None
+    ratio = BLOG_SECONDS / run.median
+    return (f"ratio the blog's C++ program ({BLOG_SECONDS:g} s on the development machine) / whole run: {ratio:.1f}x "
+            f"(target {BLOG_TARGET:g}x: {'met' if ratio >= BLOG_TARGET else 'NOT met'})")
 
 
 #: The groups of rows ``bench --only`` picks from; the loop's rows are run by the command line.
@@ -589,6 +628,9 @@ def ratios(results: list[Measurement], judge: bool = True) -> list[str]:
     network_loop = network_loop_ratio(results)
     if network_loop is not None:
         lines.append(network_loop)
+    blog = blog_ratio(results)
+    if blog is not None:
+        lines.append(blog)
     return lines
 
 

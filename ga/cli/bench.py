@@ -93,6 +93,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _command_work(*arguments: str) -> Callable[[], None]:
+    """Returns what runs ``othello-ga ARGUMENTS`` from a fresh process, as the script starts it."""
+    def work() -> None:
+        command, env = tool_command()
+        subprocess.run([*command, *arguments], check=True, capture_output=True, env=env)
+
+    return work
+
+
 def _network_loop_work(config_path: Path, scratch: Path) -> tuple[Callable[[int], tuple[float, int]], ...]:
     """Returns the network loop's measurements (see ga.analysis.bench.network_loop_overhead), each of a number
     of generations: a whole run in a fresh process (no figures), and the engine's work of its generations'
@@ -172,7 +181,8 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
     seed2021.toml run against its games played in one batch plus start-up; a whole patterns-quick.toml run's
     CPU time against its engine work); medians."""
     from ga.analysis.bench import (
-        HEADER, loop_overhead, machine_load, measure, network_loop_overhead, ratios, read_ffo, row,
+        HEADER, HELP_TARGET, SHOW_TARGET, command_times, loop_overhead, machine_load, measure, network_loop_overhead,
+        ratios, read_ffo, row,
     )
     from ga.files import check_stdout
     from ga.games.executor import all_cores
@@ -205,6 +215,13 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
         with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
             work = _loop_work(config_path, generations, Path(scratch))
             for measurement in loop_overhead(config_path.stem, *work, repeat=whole_runs, judge=not quick):
+                click.echo(row(measurement))
+                results.append(measurement)
+            # The fixed cost of two commands a user types often: the help, and show of a run (the first run above).
+            commands = {"start-up: othello-ga --help": (_command_work("--help"), None if quick else HELP_TARGET),
+                        "show of a run": (_command_work("show", str(Path(scratch) / "run0")),
+                                          None if quick else SHOW_TARGET)}
+            for measurement in command_times(commands, repeat):
                 click.echo(row(measurement))
                 results.append(measurement)
     network_path = _network_loop_experiment()

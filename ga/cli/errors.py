@@ -20,14 +20,8 @@ from typing import Any, NoReturn, TextIO
 
 import click
 
-from ga.config import ConfigError
 from ga.files import StandardOutputError
-from ga.games.cluster import ClusterUnavailable
-from ga.games.executor import WorkersLost
 from ga.launch import memory_problem
-from ga.rundir.layout import RunDirError
-from ga.rundir.reader import printable
-from ga.weights import WeightsError
 
 __all__ = [
     "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "Command", "debugging",
@@ -41,8 +35,20 @@ EXIT_INTERRUPTED = 130
 #: 128 + SIGPIPE: what a shell reports for a standard tool whose reader went away (``... | head``).
 EXIT_BROKEN_PIPE = 141
 
-#: The problems a user can cause: one line and exit code 2.
-BAD_INPUT = (ConfigError, RunDirError, WeightsError, ClusterUnavailable, ValueError, OSError)
+
+
+def bad_input() -> tuple[type[BaseException], ...]:
+    """Returns the problems a user can cause: one line and exit code 2.
+
+    Imported here, when an error is being reported, not when the command line
+    loads (``othello-ga --help`` needs none of the modules that define them).
+    """
+    from ga.config import ConfigError
+    from ga.games.cluster import ClusterUnavailable
+    from ga.rundir.layout import RunDirError
+    from ga.weights import WeightsError
+
+    return ConfigError, RunDirError, WeightsError, ClusterUnavailable, ValueError, OSError
 
 
 def debugging() -> bool:
@@ -71,6 +77,8 @@ def one_line(error: BaseException | str) -> str:
                 "encoding), and the text this writes is UTF-8; rename it")
     else:
         text = str(error) or type(error).__name__
+    from ga.rundir.reader import printable
+
     # What a message quotes from a file or a path is shown, not obeyed; a name that is not UTF-8 is shown with its
     # bytes escaped (\xff), never refused by the terminal's encoding.
     return printable(" ".join(_clipped(word) for word in text.split()))
@@ -181,9 +189,11 @@ def warn(message: str) -> None:
 
 def exit_code(error: BaseException) -> int | None:
     """Returns the exit code of an error this policy reports in one line (None: a bug, keep the traceback)."""
+    from ga.games.executor import WorkersLost
+
     if isinstance(error, WorkersLost) or memory_problem(error):
         return EXIT_FAILED
-    if isinstance(error, BAD_INPUT):
+    if isinstance(error, bad_input()):
         return EXIT_BAD_INPUT
     return None
 

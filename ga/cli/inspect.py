@@ -118,7 +118,12 @@ def _image_format(output: Path, fmt: str | None) -> str:
 def show(run_dir: Path) -> None:
     """Summarize RUN_DIR: progress, win rates, files and the best table (a study directory: its runs and summary)."""
     from ga.study.layout import is_study_dir
-    from ga.study.summary import summarize_study
 
     check_stdout("show prints the summary there; run it in a terminal or redirect it to a file (> FILE)")
-    write_output(STDOUT, summarize_study(run_dir) if is_study_dir(run_dir) else summarize_run(run_dir), force=True)
+    if is_study_dir(run_dir):
+        from ga.study.summary import summarize_study  # pandas: only a study's summary needs it
+
+        summary = summarize_study(run_dir)
+    else:
+        summary = summarize_run(run_dir)
+    write_output(STDOUT, summary, force=True)
