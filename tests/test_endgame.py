@@ -105,7 +105,8 @@ def test_values_equal_the_plain_solver_with_passes_and_wipe_outs(count: int) -> 
     assert 64 in values and -64 in values
 
 
-@pytest.mark.parametrize(("empties", "games"), [(10, 20), (11, 3), (12, 2)])
+@pytest.mark.parametrize(("empties", "games"), [(10, 20), pytest.param(11, 3, marks=pytest.mark.slow),
+                                                pytest.param(12, 2, marks=pytest.mark.slow)])
 def test_values_equal_the_plain_solver_deeper(empties: int, games: int) -> None:
     solver = Endgame(16)
     positions = [p for p in game_positions(range(1000, 1000 + games), range(empties, empties + 1))]

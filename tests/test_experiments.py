@@ -231,6 +231,7 @@ def test_the_study_benchmark_times_both_sides_and_prints_their_ratio(capsys: pyt
     assert abs(median - sum(ratios) / 2) <= 0.001  # the median of two, from the printed (rounded) ratios
 
 
+@pytest.mark.slow
 def test_the_figures_benchmark_times_each_variant_beside_its_busy_processes_and_prints_the_ratios(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     bench = load_script("figures_bench")
