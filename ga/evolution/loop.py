@@ -197,7 +197,7 @@ class GenerationLoop:
         hall_of_fame = HallOfFame(config.fitness.hall_of_fame_size, similar=same_genes)
         logbook = tools.Logbook()
         if checkpoint is None:
-            population = method.first()
+            population = []  # made as the first generation starts: its TD step is that generation's time
             start, games_played, elapsed, champions = 0, 0, 0.0, []
         else:
             population = method.restore(checkpoint)
@@ -231,6 +231,8 @@ class GenerationLoop:
                 started = time.perf_counter()
                 if generation > 0:
                     population = method.next(population, generation)
+                elif checkpoint is None:
+                    population = method.first()
                 strategy = method.state()  # what made this generation, for its checkpoint
                 td_games = method.td_games
                 bred = time.perf_counter()
