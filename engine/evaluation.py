@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
@@ -261,14 +261,42 @@ def _shipped(name: str) -> Evaluation:
     return Evaluation.from_document(json.loads(path.read_text(encoding="utf-8")), f"built-in {name}")
 
 
-#: Built-in evaluations with features, by name (the 64-weight tables are engine.tables.TABLES).
-EVALUATIONS: dict[str, Evaluation] = {
-    # PAIP's modified weighted squares (an X- or C-square next to a taken corner counts 5, as the book's
-    # modified-weighted-squares makes it: +45 and +25 on the table's -40 and -20) and mobility at 10 a move,
-    # the kind of hand evaluation hobby engines play. A held-out yardstick: never a training opponent.
-    "paip": Evaluation(tuple(float(w) for w in PAIP_SQUARES), ("mobility", "corner_x", "corner_c"),
-                       (10.0, 45.0, 25.0), source="Norvig, PAIP (1992) ch. 18, with mobility"),
-    # Ours: the best evaluation of experiments/engine.toml (squares and six features, trained at depths 1-4
-    # solving the last 8 empty squares).
-    "engine": _shipped("engine"),
-}
+class _BuiltIns(Mapping[str, Evaluation]):
+    """The built-in evaluations by name; a shipped one is read from its file the first time it is asked for (a
+    pattern network's file is megabytes: a command that never plays it never reads it)."""
+
+    def __init__(self, made: dict[str, Evaluation], shipped: Sequence[str]) -> None:
+        self._made = dict(made)
+        self._names = (*made, *shipped)
+
+    def __getitem__(self, name: str) -> Evaluation:
+        if name not in self._made:
+            if name not in self._names:
+                raise KeyError(name)
+            self._made[name] = _shipped(name)
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+
+#: Built-in evaluations with features or networks, by name (the 64-weight tables are engine.tables.TABLES).
+EVALUATIONS: Mapping[str, Evaluation] = _BuiltIns(
+    {
+        # PAIP's modified weighted squares (an X- or C-square next to a taken corner counts 5, as the book's
+        # modified-weighted-squares makes it: +45 and +25 on the table's -40 and -20) and mobility at 10 a move,
+        # the kind of hand evaluation hobby engines play. A held-out yardstick: never a training opponent.
+        "paip": Evaluation(tuple(float(w) for w in PAIP_SQUARES), ("mobility", "corner_x", "corner_c"),
+                           (10.0, 45.0, 25.0), source="Norvig, PAIP (1992) ch. 18, with mobility"),
+    },
+    # Ours: "engine", the best evaluation of experiments/engine.toml (squares and six features, trained at
+    # depths 1-4 solving the last 8 empty squares); "patterns", the best of experiments/patterns.toml (a
+    # pattern network evolved by coevolution with a TD step).
+    ("engine", "patterns"),
+)

@@ -48,6 +48,7 @@ TABLES = [
     ("seed2021.toml (the blog's GA)", "reference", "seed2021"),
     ("deep.toml (ours, for engines that search)", "deep", "best"),
     ("engine.toml (ours: squares and features)", "engine", "best"),
+    ("patterns.toml (ours: a pattern network)", "patterns", "best"),
     ("lr06 (Lucas & Runarsson 2006)", "lr06", "best"),
     ("sjk11 (Szubert et al. 2011)", "sjk11", "best"),
     ("heuristic (WPC-H)", "heuristic", "best"),

@@ -33,10 +33,24 @@ def test_the_built_in_engine_evaluation_is_the_shipped_best_evaluation() -> None
     assert load_config(ROOT / "experiments" / "engine.toml").experiment.held_out_claim
 
 
-@pytest.mark.parametrize("run", ["strong", "seed2021", "deep", "engine"])
+def test_the_built_in_patterns_evaluation_is_the_shipped_best_evaluation() -> None:
+    from engine.evaluation import EVALUATIONS
+    from ga.weights import load_evaluation
+
+    shipped = REFERENCE / "patterns" / "best_evaluation.json"
+    built_in = Path(__file__).resolve().parent.parent / "engine" / "data" / "patterns.json"
+    assert built_in.read_bytes() == shipped.read_bytes()  # a copy, byte for byte
+    patterns = EVALUATIONS["patterns"]
+    assert patterns == load_evaluation(shipped)
+    config = load_config(ROOT / "experiments" / "patterns.toml")
+    assert config.experiment.held_out_claim
+    assert patterns.patterns is not None and patterns.patterns.phases == tuple(config.patterns.phases)
+
+
+@pytest.mark.parametrize("run", ["strong", "seed2021", "deep", "engine", "patterns"])
 def test_shipped_runs_are_complete_and_made_by_their_experiment(run: str) -> None:
     directory = REFERENCE / run
-    best = "best_evaluation.json" if run == "engine" else "best_weights.csv"
+    best = "best_evaluation.json" if run in ("engine", "patterns") else "best_weights.csv"
     for name in (best, "generations.csv", "config.toml", "manifest.json"):
         assert (directory / name).is_file(), name
     assert sorted(p.name for p in (directory / "plots").glob("*.png"))

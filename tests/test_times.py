@@ -65,7 +65,7 @@ def test_the_readme_quotes_the_measured_ffo_and_test_suite_times() -> None:
     # where docs/testing.md said 3.5.
     (ffo,) = quoted("docs/search.md", r"endgame FFO #1-#39 +([\d.]+) s")
     assert quoted("README.md", r"#1-#39 in about (\d+) s") == [str(round(float(ffo)))]
-    (suite,) = quoted("docs/testing.md", r"about ([\d.]+) minutes on the idle 2-core machine")
+    (suite,) = quoted("docs/testing.md", r"about ([\d.]+) minutes on the 2-core machine")
     assert quoted("README.md", r"The tests \(about ([\d.]+) minutes") == [suite]
 
 
@@ -76,10 +76,16 @@ def test_the_readme_tables_are_the_shipped_csvs() -> None:
     for opponent, rows in ladder.groupby("opponent", sort=False):
         cells = " | ".join(f"{score:.3f}" for score in rows.sort_values("depth")["score"])
         assert re.search(rf"^\| {opponent} [^|]*\| {re.escape(cells)} \|$", readme, re.M), opponent
+    patterns = pd.read_csv(ROOT / "results" / "reference" / "patterns_ladder.csv")
+    cells = " | ".join(f"{score:.3f}" for score in patterns["score"])  # depths 1-4, in order
+    assert re.search(rf"^\| engine [^|]*\| {re.escape(cells)} \|$", readme, re.M)
+    league = pd.read_csv(ROOT / "results" / "reference" / "patterns_league.csv")
+    assert f"from {league['score'].min():.3f}" in readme and f"to {league['score'].max():.3f}" in readme
     held = pd.read_csv(ROOT / "results" / "reference" / "heldout.csv").set_index("table")
     first_cells = {line.split("|")[1].replace("*", "").strip(): line for line in readme.splitlines()
                    if line.startswith("| ")}
-    for label, table in (("engine.toml (squares and features)", "engine.toml (ours: squares and features)"),
+    for label, table in (("patterns.toml (a pattern network)", "patterns.toml (ours: a pattern network)"),
+                         ("engine.toml (squares and features)", "engine.toml (ours: squares and features)"),
                          ("strong.toml (table)", "strong.toml (ours)"),
                          ("deep.toml (table)", "deep.toml (ours, for engines that search)"),
                          ("lr06", "lr06 (Lucas & Runarsson 2006)"),

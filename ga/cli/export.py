@@ -59,13 +59,14 @@ def export(
     """Write a weight table or an evaluation as csv, json, npy, markdown, c, python or player.
 
     SOURCE is a run directory (its best or mean table), a weights file or a
-    built-in table name (heuristic, classic, disc, lr06, sjk11, reference,
-    reference-seed2021). 'reference' is the table evolved by
-    experiments/strong.toml and shipped in results/reference/;
-    'reference-seed2021' (or reference --which seed2021) is that of the blog's
-    experiment. An evaluation with features (an evaluation file, a run that
-    evolved features, paip, engine) is written whole in every format but csv:
-    c and python compute it, features included, from two bitboards. Every
+    built-in name: a table (heuristic, classic, disc, lr06, sjk11, reference,
+    reference-seed2021, deep) or an evaluation (paip, engine, patterns).
+    'reference' is the table evolved by experiments/strong.toml and shipped in
+    results/reference/; 'reference-seed2021' (or reference --which seed2021)
+    is that of the blog's experiment. An evaluation with features or a pattern
+    network (an evaluation file, a run that evolved them, paip, engine,
+    patterns) is written whole in every format but csv: c and python compute
+    it, features and network included, from two bitboards. Every
     format keeps every digit but markdown, which rounds its cells for reading
     (4 significant digits of the largest weight).
 
