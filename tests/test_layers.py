@@ -27,3 +27,47 @@ def test_no_module_imports_a_private_name_of_another() -> None:
                 if any(name.strip().split(" as ")[0].startswith("_") for name in names if name.strip()):
                     offenders.append(f"{path.relative_to(ROOT)}:{number}: {stripped}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_no_two_modules_import_each_other_even_inside_functions() -> None:
+    # ga/cli and ga/launch.py, the cluster and the executor, the checkpoint and the manifest, the study's runner
+    # and summary imported each other (one side inside a function): a reader could not tell which sat above.
+    import ast
+
+    modules = {}
+    for path in sorted((ROOT / "ga").rglob("*.py")) + sorted((ROOT / "engine").glob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    imports: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    above = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join(above + ([base] if base else []))
+                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name and not name.startswith(target + "."):  # its own package: above it
+                    imports[name].add(target)
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            current = todo.pop()
+            if current == goal:
+                return True
+            if current not in seen:
+                seen.add(current)
+                todo.extend(imports[current])
+        return False
+
+    cycles = sorted(f"{a} <-> {b}" for a in imports for b in imports[a] if a < b and reaches(b, a))
+    assert cycles == []

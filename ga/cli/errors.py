@@ -21,7 +21,7 @@ from typing import Any, NoReturn, TextIO
 import click
 
 from ga.files import StandardOutputError
-from ga.launch import memory_problem
+from ga.memory import memory_problem
 
 __all__ = [
     "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_FAILED", "EXIT_INTERRUPTED", "PROG", "Command", "debugging",

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ga.games.executor import WorkersLost
+from ga.games.failures import WorkersLost
 
 # Connecting to a scheduler, its handshake included, gives up after this long
 # (--dask-timeout): a wrong address should fail at once, not after Dask's default 30 s.

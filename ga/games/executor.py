@@ -28,6 +28,7 @@ import numpy as np
 from engine import Player, PlayerSpec, build_player, parse_spec, stop_work
 from engine._patterns import PatternLayout, PatternTables
 from engine._players import SharedPlan, play_plan
+from ga.games.failures import WorkersLost
 from ga.games.plan import MEMBER_LABELS, GamePlan, split
 
 __all__ = [
@@ -57,10 +58,6 @@ TablePlayer = tuple[str, int, float, int, int, tuple[str, ...]]
 #: ``(map, parts, shared)``: a map over worker tasks, how many parts to give it,
 #: and whether its workers are threads of this process that share the games.
 GameMap = tuple[Callable[..., Iterable[Any]], int, bool]
-
-
-class WorkersLost(Exception):
-    """The workers playing a batch failed (a thread here, or a Dask cluster); the last checkpoint is intact."""
 
 
 @dataclass

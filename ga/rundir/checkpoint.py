@@ -33,12 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from ga.rundir.layout import CHECKPOINT, COUNT, FITNESS, MANIFEST, MAX_BYTES, SECONDS, RunDirError, read_run_file
+from ga.rundir.layout import CHECKPOINT, CHECKPOINT_FORMAT, COUNT, FITNESS, MANIFEST, MAX_BYTES, SECONDS, RunDirError, read_run_file
 from ga.weights import WEIGHT_LIMIT
 
 __all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "checkpoint_text", "read_checkpoint"]
 
-CHECKPOINT_FORMAT = 2
 _LEGACY_FORMAT = 1  # no checksum and no settings (made before they were recorded): still read
 
 

@@ -16,6 +16,7 @@ from engine import SQUARE_NAMES
 from ga.files import FileRefused, file_kind, open_regular, read_regular
 
 __all__ = [
+    "CHECKPOINT_FORMAT",
     "BEST", "BEST_EVALUATION", "CHECKPOINT", "CONFIG", "EVALUATION_FILES", "FINAL", "GAMES", "GAME_COLUMNS",
     "GA_BEST", "GA_BEST_EVALUATION", "GENERATIONS", "HALL_OF_FAME", "MEAN_EVALUATION", "table_file",
     "LOCK", "MANIFEST", "MAX_BYTES", "MAX_COUNT", "MEAN", "OPTIONAL", "PLOTS", "POPULATION", "REFINE_CSV", "REFINE_STATE",
@@ -43,6 +44,9 @@ REFINE_CSV = "refine.csv"
 REFINE_STATE = "refine_state.json"
 RESTARTS = "restarts"  # with [refine] restarts: run directories restarts/1, restarts/2, ...
 CHECKPOINT = "checkpoint.json"
+#: The format of the checkpoints written now (checkpoint.py reads it; the manifest records it, so that a
+#: checkpoint of an earlier format is never taken for this one).
+CHECKPOINT_FORMAT = 2
 PLOTS = "plots"
 LOCK = ".lock"  # held by the process writing the run (ga.rundir.lock)
 #: The largest count (generations, games) a run directory records: far above any run (about 60 years at

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ga.files import atomic_write
-from ga.rundir.checkpoint import CHECKPOINT_FORMAT
-from ga.rundir.layout import COUNT, MANIFEST, SECONDS, RunDirError, read_run_file
+from ga.rundir.layout import CHECKPOINT_FORMAT, COUNT, MANIFEST, SECONDS, RunDirError, read_run_file
 
 __all__ = ["FIELDS", "MACHINE_OPTIONS", "STATUSES", "command_line", "new_manifest", "now_iso", "read_manifest", "versions", "write_manifest"]
 

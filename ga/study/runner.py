@@ -21,8 +21,6 @@ from __future__ import annotations
 import concurrent.futures
 import concurrent.futures.process
 import contextlib
-import hashlib
-import json
 import multiprocessing
 import os
 import signal
@@ -39,11 +37,9 @@ from typing import Any
 
 from engine import Interrupted, stop_work
 
-from ga.analysis.stats import MatchSummary
 from ga.config import Config, config_to_dict, config_from_dict
 from ga.evolution.run import StopRequest, evolve, resume
-from ga.analysis.evaluation import MAX_GAMES
-from ga.files import atomic_write, read_regular
+from ga.files import atomic_write
 from ga.games.executor import WorkersLost, all_cores
 from ga.rundir.layout import BEST, CHECKPOINT, CONFIG, GAMES, GENERATIONS, LOCK, MANIFEST, MEAN, file_problem
 from ga.rundir.lock import RunLock
@@ -52,16 +48,12 @@ from ga.rundir.reader import read_evaluation
 from ga.study.layout import CONFIGS, RUNS, SCORES, STUDY, config_file, is_study_dir, run_dir, scores_file
 from ga.study.measures import Measure, score
 from ga.study.schema import Study, StudyError, load_saved_study, study_toml
+from ga.study.scores import read_scores, write_scores
 
 __all__ = ["RunJob", "RunOutcome", "StudyResult", "open_study", "play_run", "read_scores", "run_study", "run_state"]
 
 # How often the study looks at its tasks and at a request to stop (seconds).
 _POLL_S = 0.2
-# A scores file: its checksum's field, its size at most, and the most games a score counts (a measure's games
-# per opponent, twice for eu's two colours).
-_SHA256 = "sha256"
-_MAX_SCORES_BYTES = 16 * 2**20
-_MOST_GAMES = 2 * MAX_GAMES
 
 
 @dataclass(frozen=True)
@@ -193,56 +185,8 @@ def play_run(job: RunJob, stop: StopRequest) -> RunOutcome:
 # --- the study's own files ----------------------------------------------------------------------
 
 
-def read_scores(study_dir: Path, label: str, seed: int) -> dict[str, MatchSummary]:
-    """Returns a run's held-out scores written so far, by column (``{}`` if none).
-
-    :raises StudyError: if the file is damaged.
-    """
-    path = scores_file(study_dir, label, seed)
-    if not os.path.lexists(path):
-        return {}
-    damaged = "the file is damaged; remove it to score the run again"
-    problem = file_problem(path)
-    if problem:
-        raise StudyError(f"'{path}' {problem}")
-    try:
-        data = json.loads(read_regular(path, _MAX_SCORES_BYTES).decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as error:
-        raise StudyError(f"cannot read '{path}': {' '.join(str(error).split())}; {damaged}") from None
-    if not isinstance(data, dict):
-        raise StudyError(f"'{path}' is not a JSON object; {damaged}")
-    digest = data.pop(_SHA256, None)
-    if digest != _scores_digest(data):
-        raise StudyError(f"'{path}' does not match its checksum (edited, or not written by this tool); {damaged}")
-    scores = {}
-    for column, counts in data.items():
-        if not isinstance(counts, dict) or set(counts) != {"games", "wins", "draws", "losses"} or not all(
-                type(counts[key]) is int and 0 <= counts[key] <= _MOST_GAMES
-                for key in ("games", "wins", "draws", "losses")):
-            raise StudyError(f"'{path}': score '{column}' must hold the integers games, wins, draws and losses, "
-                             f"each in 0..{_MOST_GAMES:,}; {damaged}")
-        try:
-            scores[str(column)] = MatchSummary(str(column), counts["games"], counts["wins"], counts["draws"],
-                                               counts["losses"])
-        except ValueError as error:
-            raise StudyError(f"'{path}': score '{column}': {error}; {damaged}") from None
-    return scores
-
-
 def _write_scores(study_dir: Path, outcome: RunOutcome) -> None:
-    if not outcome.scores:
-        return
-    path = scores_file(study_dir, outcome.label, outcome.seed)
-    known = {column: {"games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses}
-             for column, s in read_scores(study_dir, outcome.label, outcome.seed).items()}
-    data = known | outcome.scores
-    atomic_write(path, json.dumps(data | {_SHA256: _scores_digest(data)}, indent=1, sort_keys=True) + "\n")
-
-
-def _scores_digest(data: dict[str, Any]) -> str:
-    """Returns the checksum a scores file carries of its scores: an edited one (wins and losses swapped, a game
-    count changed) is refused, as a checkpoint is."""
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
+    write_scores(study_dir, outcome.label, outcome.seed, outcome.scores)
 
 
 def check_study_files(study: Study, study_dir: Path) -> None:
@@ -456,7 +400,7 @@ def run_study(
                 result = _run_pending(study, study_dir, jobs, client, dask or "", on_run, stop)
             # Without the stop's handlers: Ctrl-C (KeyboardInterrupt) or SIGTERM ends the summary at once, its
             # files each whole or as before, and the next run of the study writes them again.
-            from ga.study.summary import write_summary
+            from ga.study.summary import write_summary  # pandas: loaded for the summary, not by every task
 
             write_summary(study, study_dir)
             return result

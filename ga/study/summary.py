@@ -25,6 +25,7 @@ from ga.rundir.reader import printable
 from ga.study.layout import RUN_COLUMNS, STUDY_CSV, STUDY_FILES, SUMMARY_CSV, SUMMARY_MD, run_dir
 from ga.study.measures import columns
 from ga.study.schema import Study, load_saved_study, missing_weights
+from ga.study.scores import read_scores
 
 __all__ = ["SUMMARY_COLUMNS", "comparisons", "means", "pairs", "run_table", "summarize_study", "summary_frame",
            "summary_markdown", "write_summary"]
@@ -45,7 +46,6 @@ def _setting_text(value: Any) -> str:
 def run_table(study: Study, study_dir: Path) -> pd.DataFrame:
     """Returns study.csv: one row per run (config, seed, the keys the configs differ in, status, generations,
     training games, wall seconds, each score); a run not finished and scored has empty scores."""
-    from ga.study.runner import read_scores
 
     keys = study.differing_keys()
     score_columns = columns(study.measures)
