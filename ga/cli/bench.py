@@ -8,8 +8,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -148,6 +149,15 @@ def _network_loop_work(config_path: Path, scratch: Path) -> tuple[Callable[[int]
 FFO_SOURCE = "Edax's repository, folder problem/: fforum-1-19.obf, fforum-20-39.obf, fforum-40-59.obf"
 
 
+def _show(results: list[Any], measurements: Iterable[Any]) -> None:
+    """Prints each measurement's row as it is measured, and keeps it for the ratios at the end."""
+    from ga.analysis.bench import row
+
+    for measurement in measurements:
+        click.echo(row(measurement))
+        results.append(measurement)
+
+
 def _network(source: str) -> Evaluation:
     """Returns the evaluation ``--network`` names, which must hold a pattern network."""
     from ga.rundir.resolve import resolve_weights
@@ -182,7 +192,7 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
     CPU time against its engine work); medians."""
     from ga.analysis.bench import (
         HEADER, HELP_TARGET, SHOW_TARGET, command_times, loop_overhead, machine_load, measure, network_loop_overhead,
-        ratios, read_ffo, row,
+        ratios, read_ffo,
     )
     from ga.files import check_stdout
     from ga.games.executor import all_cores
@@ -197,9 +207,7 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
     click.echo(machine_load(os.getloadavg()[0], all_cores()))
     click.echo(HEADER)
     results = []
-    for measurement in measure(quick=quick, repeat=repeat, groups=chosen, ffo=positions, network=network):
-        click.echo(row(measurement))
-        results.append(measurement)
+    _show(results, measure(quick=quick, repeat=repeat, groups=chosen, ffo=positions, network=network))
     if "patterns" in chosen and network is None:
         click.echo("(the pattern rows need --network EVALUATION: an evaluation with a pattern network)")
     if "endgame" in chosen and not positions:
@@ -214,16 +222,12 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
         generations = 20 if quick else 1000
         with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
             work = _loop_work(config_path, generations, Path(scratch))
-            for measurement in loop_overhead(config_path.stem, *work, repeat=whole_runs, judge=not quick):
-                click.echo(row(measurement))
-                results.append(measurement)
+            _show(results, loop_overhead(config_path.stem, *work, repeat=whole_runs, judge=not quick))
             # The fixed cost of two commands a user types often: the help, and show of a run (the first run above).
             commands = {"start-up: othello-ga --help": (_command_work("--help"), None if quick else HELP_TARGET),
                         "show of a run": (_command_work("show", str(Path(scratch) / "run0")),
                                           None if quick else SHOW_TARGET)}
-            for measurement in command_times(commands, repeat):
-                click.echo(row(measurement))
-                results.append(measurement)
+            _show(results, command_times(commands, repeat))
     network_path = _network_loop_experiment()
     if "loop" not in chosen:
         pass
@@ -233,10 +237,8 @@ def bench(quick: bool, repeat: int | None, groups: tuple[str, ...], ffo: tuple[P
         generations = 40 if quick else 400
         with tempfile.TemporaryDirectory(prefix="othello-ga-bench-") as scratch:
             work = _network_loop_work(network_path, Path(scratch))
-            for measurement in network_loop_overhead(network_path.stem, *work, generations, repeat=whole_runs,
-                                                     judge=not quick):
-                click.echo(row(measurement))
-                results.append(measurement)
+            _show(results, network_loop_overhead(network_path.stem, *work, generations, repeat=whole_runs,
+                                                     judge=not quick))
     for line in ratios(results, judge=not quick):
         click.echo(line)
     click.echo(f"load average {os.getloadavg()[0]:.2f} after the last row (bench itself keeps a core busy)")
